@@ -1,0 +1,96 @@
+# spank-ibnet: build, install, test, demo.
+#
+#   make            build the plugin, the rsocket gate and ibnet-hosts
+#   make test       install missing packages, build, run every test
+#   make demo       install missing packages, build, start the test cluster, run a job
+#   make install    PREFIX=/usr/local DESTDIR= SLURM_PLUGIN_DIR=... SYSCONFDIR=/etc/slurm
+
+PREFIX           ?= /usr/local
+LIBDIR           ?= $(PREFIX)/lib
+BINDIR           ?= $(PREFIX)/bin
+MANDIR           ?= $(PREFIX)/share/man
+SYSCONFDIR       ?= /etc/slurm
+SLURM_PLUGIN_DIR ?= $(LIBDIR)/slurm
+GATE_DIR         ?= $(LIBDIR)/spank-ibnet
+DESTDIR          ?=
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN     = -Wall -Wextra -Werror
+DEFS     = -D_GNU_SOURCE -DIBNET_RSGATE_DEFAULT='"$(GATE_DIR)/libibnet-rsgate.so"'
+ALL_CFLAGS = -std=gnu11 $(WARN) $(DEFS) $(CFLAGS)
+
+B   = build
+SRC = spank-ibnet
+# The decision layer: no Slurm, shared by the plugin and ibnet-hosts.
+CORE = ibnet_util ibnet_hostlist ibnet_rule ibnet_config ibnet_env ibnet_probe
+CORE_PIC = $(CORE:%=$(B)/pic/%.o)
+CORE_OBJ = $(CORE:%=$(B)/obj/%.o)
+
+PLUGIN = $(B)/spank_ibnet.so
+GATE   = $(B)/libibnet-rsgate.so
+TOOL   = $(B)/ibnet-hosts
+
+.PHONY: all install uninstall test unit-test cluster-test demo deps asan clean
+all: $(PLUGIN) $(GATE) $(TOOL)
+
+$(B)/pic/%.o: $(SRC)/%.c $(wildcard $(SRC)/*.h) | $(B)/pic
+	$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
+$(B)/obj/%.o: $(SRC)/%.c $(wildcard $(SRC)/*.h) | $(B)/obj
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+$(B)/pic $(B)/obj:
+	mkdir -p $@
+
+# Slurm's symbols (slurm_error, spank_*) come from the process loading us.
+$(PLUGIN): $(B)/pic/spank_ibnet.o $(CORE_PIC)
+	$(CC) -shared -o $@ $^
+$(GATE): $(SRC)/rsocket_gate.c | $(B)/pic
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< -ldl
+$(TOOL): $(B)/obj/ibnet_hosts.o $(CORE_OBJ)
+	$(CC) -o $@ $^
+
+# The C unit layer under AddressSanitizer/UBSan, for the memory tests.
+asan: $(B)/asan/ibnet-hosts
+$(B)/asan/ibnet-hosts: $(SRC)/ibnet_hosts.c $(CORE:%=$(SRC)/%.c) $(wildcard $(SRC)/*.h)
+	mkdir -p $(B)/asan
+	$(CC) -std=gnu11 $(WARN) $(DEFS) -O1 -g -fsanitize=address,undefined \
+	    -fno-omit-frame-pointer -o $@ $(SRC)/ibnet_hosts.c $(CORE:%=$(SRC)/%.c)
+
+install: all
+	install -d $(DESTDIR)$(SLURM_PLUGIN_DIR) $(DESTDIR)$(GATE_DIR) $(DESTDIR)$(BINDIR) \
+	    $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SYSCONFDIR)/plugstack.conf.d
+	install -m 0755 $(PLUGIN) $(DESTDIR)$(SLURM_PLUGIN_DIR)/spank_ibnet.so
+	install -m 0755 $(GATE) $(DESTDIR)$(GATE_DIR)/libibnet-rsgate.so
+	install -m 0755 $(TOOL) $(DESTDIR)$(BINDIR)/ibnet-hosts
+	install -m 0644 docs/spank-ibnet.8 $(DESTDIR)$(MANDIR)/man8/spank-ibnet.8
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/plugstack.conf.d/ibnet.conf ]; then \
+	    echo "keeping existing $(DESTDIR)$(SYSCONFDIR)/plugstack.conf.d/ibnet.conf"; \
+	else \
+	    sed 's|@SLURM_PLUGIN_DIR@|$(SLURM_PLUGIN_DIR)|' docs/ibnet.conf.example \
+	        > $(DESTDIR)$(SYSCONFDIR)/plugstack.conf.d/ibnet.conf; \
+	fi
+
+uninstall:
+	rm -f $(DESTDIR)$(SLURM_PLUGIN_DIR)/spank_ibnet.so $(DESTDIR)$(GATE_DIR)/libibnet-rsgate.so \
+	    $(DESTDIR)$(BINDIR)/ibnet-hosts $(DESTDIR)$(MANDIR)/man8/spank-ibnet.8
+
+deps:
+	scripts/install-deps
+
+unit-test: all asan
+	bats --tap tests/unit
+
+cluster-test: all
+	bats --tap tests/cluster
+
+# Every test: unit layer first, then real jobs on the test cluster.
+test: deps
+	$(MAKE) all asan
+	bats --tap tests/unit tests/cluster
+
+demo: deps
+	$(MAKE) all
+	scripts/demo
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,265 @@
+/*
+ * ibnet_config.c - the transports, and the site's plugstack.conf arguments.
+ */
+#include "ibnet_config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const transport_names[IBNET_TRANSPORT_COUNT] = {
+	[IBNET_TCP] = "tcp",
+	[IBNET_IPOIB] = "ipoib",
+	[IBNET_RSOCKET] = "rsocket",
+};
+
+const char *ibnet_transport_name(enum ibnet_transport t)
+{
+	return t < IBNET_TRANSPORT_COUNT ? transport_names[t] : "?";
+}
+
+int ibnet_transport_parse(const char *value, const char *source,
+			  enum ibnet_transport *out, struct ibnet_err *err)
+{
+	int t;
+
+	for (t = 0; t < IBNET_TRANSPORT_COUNT; t++) {
+		if (value && strcmp(value, transport_names[t]) == 0) {
+			*out = (enum ibnet_transport)t;
+			return 0;
+		}
+	}
+	ibnet_err_set(err, IBNET_PREFIX "invalid %s %s (expected " IBNET_TRANSPORTS_EXPECTED ")",
+		      source, ibnet_quote(value));
+	return -1;
+}
+
+int ibnet_transport_check_allowed(const struct ibnet_config *cfg,
+				  enum ibnet_transport t, const char *source,
+				  struct ibnet_err *err)
+{
+	struct ibnet_strvec names = { 0 };
+	char *list;
+	int i;
+
+	if (cfg->allowed[t])
+		return 0;
+	for (i = 0; i < IBNET_TRANSPORT_COUNT; i++)
+		if (cfg->allowed[i])
+			ibnet_strvec_push(&names, transport_names[i]);
+	list = ibnet_strvec_join(&names, ", ");
+	ibnet_err_set(err, IBNET_PREFIX "%s=%s is not allowed on this cluster (allowed: %s)",
+		      source, transport_names[t], list ? list : "?");
+	free(list);
+	ibnet_strvec_free(&names);
+	return -1;
+}
+
+/* An interface name as the kernel allows it (IFNAMSIZ - 1 characters). */
+static bool iface_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n >= 1 && n <= 15 && strspn(s, "abcdefghijklmnopqrstuvwxyz"
+					   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-") == n;
+}
+
+/* rdma_device: an HCA name with an optional port, e.g. mlx5_0:1. */
+static bool device_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n >= 1 && n <= 64 && strspn(s, "abcdefghijklmnopqrstuvwxyz"
+					   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-,") == n;
+}
+
+/* rsocket_programs: fnmatch patterns of program names, comma-separated. */
+static bool programs_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n >= 1 && n <= 1024 && strspn(s, "abcdefghijklmnopqrstuvwxyz"
+					     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-+*?,") == n;
+}
+
+static int set_path(char **slot, const char *key, const char *value,
+		    struct ibnet_err *err)
+{
+	/* ':' and spaces separate LD_PRELOAD entries, so a path cannot hold them. */
+	if (value[0] != '/' || strpbrk(value, " \t\n:;'\"`$\\")) {
+		ibnet_err_set(err, IBNET_PREFIX "plugstack.conf: %s=%s: expected an absolute path "
+			      "without spaces, ':' or shell characters", key, ibnet_quote(value));
+		return -1;
+	}
+	free(*slot);
+	*slot = strdup(value);
+	return *slot ? 0 : -1;
+}
+
+static int set_checked(char **slot, const char *key, const char *value,
+		       bool (*valid)(const char *), const char *expected,
+		       struct ibnet_err *err)
+{
+	if (!valid(value)) {
+		ibnet_err_set(err, IBNET_PREFIX "plugstack.conf: %s=%s: expected %s",
+			      key, ibnet_quote(value), expected);
+		return -1;
+	}
+	free(*slot);
+	*slot = strdup(value);
+	return *slot ? 0 : -1;
+}
+
+static int set_allowed(struct ibnet_config *cfg, const char *value,
+		       struct ibnet_err *err)
+{
+	struct ibnet_strvec names = { 0 };
+	size_t i;
+	int rc = 0;
+
+	if (ibnet_strvec_split(&names, value, ",") < 0)
+		return -1;
+	memset(cfg->allowed, 0, sizeof(cfg->allowed));
+	for (i = 0; i < names.n && rc == 0; i++) {
+		enum ibnet_transport t;
+
+		rc = ibnet_transport_parse(names.v[i], "transport in plugstack.conf allowed=", &t, err);
+		if (rc == 0)
+			cfg->allowed[t] = true;
+	}
+	if (rc == 0 && names.n == 0) {
+		ibnet_err_set(err, IBNET_PREFIX "plugstack.conf: allowed= is empty "
+			      "(expected a comma list of " IBNET_TRANSPORTS_EXPECTED ")");
+		rc = -1;
+	}
+	ibnet_strvec_free(&names);
+	return rc;
+}
+
+/* The keys, in the order the admin guide documents them. */
+static const char *const known_keys[] = {
+	"default_transport", "allowed", "ib_hostname", "eth_iface", "ib_iface",
+	"rspreload", "rsgate", "rsocket_programs", "rdma_device", NULL
+};
+
+static int apply_key(struct ibnet_config *cfg, const char *key, const char *value,
+		     struct ibnet_err *err)
+{
+	if (strcmp(key, "default_transport") == 0)
+		return ibnet_transport_parse(value, "plugstack.conf default_transport",
+					     &cfg->default_transport, err);
+	if (strcmp(key, "allowed") == 0)
+		return set_allowed(cfg, value, err);
+	if (strcmp(key, "ib_hostname") == 0) {
+		struct ibnet_rule *rule = ibnet_rule_parse(value, err);
+
+		if (!rule)
+			return -1;
+		ibnet_rule_free(cfg->ib_rule);
+		cfg->ib_rule = rule;
+		return 0;
+	}
+	if (strcmp(key, "eth_iface") == 0 || strcmp(key, "ib_iface") == 0)
+		return set_checked(key[0] == 'e' ? &cfg->eth_iface : &cfg->ib_iface, key,
+				   value, iface_valid, "a network interface name", err);
+	if (strcmp(key, "rspreload") == 0)
+		return set_path(&cfg->rspreload, key, value, err);
+	if (strcmp(key, "rsgate") == 0)
+		return set_path(&cfg->rsgate, key, value, err);
+	if (strcmp(key, "rsocket_programs") == 0)
+		return set_checked(&cfg->rsocket_programs, key, value, programs_valid,
+				   "a comma list of program name patterns such as *.exel,iperf3", err);
+	if (strcmp(key, "rdma_device") == 0)
+		return set_checked(&cfg->rdma_device, key, value, device_valid,
+				   "an RDMA device such as mlx5_0:1", err);
+	{
+		struct ibnet_strvec keys = { .v = (char **)known_keys,
+					     .n = sizeof(known_keys) / sizeof(known_keys[0]) - 1 };
+		char *list = ibnet_strvec_join(&keys, ", ");
+
+		ibnet_err_set(err, IBNET_PREFIX "plugstack.conf: unknown key %s (value %s); "
+			      "known keys: %s", ibnet_quote(key), ibnet_quote(value),
+			      list ? list : "?");
+		free(list);
+	}
+	return -1;
+}
+
+static int key_index(const char *key)
+{
+	int i;
+
+	for (i = 0; known_keys[i]; i++)
+		if (strcmp(known_keys[i], key) == 0)
+			return i;
+	return -1;
+}
+
+int ibnet_config_parse(struct ibnet_config *cfg, int argc, char **argv,
+		       struct ibnet_err *err)
+{
+	bool seen[sizeof(known_keys) / sizeof(known_keys[0])] = { false };
+	int i;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->default_transport = IBNET_TCP;
+	for (i = 0; i < IBNET_TRANSPORT_COUNT; i++)
+		cfg->allowed[i] = true;
+	cfg->eth_iface = strdup("eth0");
+	cfg->ib_iface = strdup("ib0");
+	cfg->rsocket_programs = strdup(IBNET_RSOCKET_PROGRAMS_DEFAULT);
+	cfg->rsgate = strdup(IBNET_RSGATE_DEFAULT);
+	if (!cfg->eth_iface || !cfg->ib_iface || !cfg->rsocket_programs || !cfg->rsgate)
+		goto nomem;
+
+	for (i = 0; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+		char *key;
+		int k, rc;
+
+		if (!eq || eq == argv[i]) {
+			ibnet_err_set(err, IBNET_PREFIX "plugstack.conf: argument %s is not key=value",
+				      ibnet_quote(argv[i]));
+			goto fail;
+		}
+		key = strndup(argv[i], (size_t)(eq - argv[i]));
+		if (!key)
+			goto nomem;
+		k = key_index(key);
+		if (k >= 0 && seen[k]) {
+			ibnet_err_set(err, IBNET_PREFIX "plugstack.conf: %s is given twice", key);
+			free(key);
+			goto fail;
+		}
+		if (k >= 0)
+			seen[k] = true;
+		rc = apply_key(cfg, key, eq + 1, err);
+		free(key);
+		if (rc < 0)
+			goto fail;
+	}
+	if (!cfg->ib_rule && !(cfg->ib_rule = ibnet_rule_parse(IBNET_RULE_DEFAULT, err)))
+		goto fail;
+	if (!cfg->allowed[cfg->default_transport]) {
+		ibnet_err_set(err, IBNET_PREFIX "plugstack.conf: default_transport=%s is not in allowed=",
+			      ibnet_transport_name(cfg->default_transport));
+		goto fail;
+	}
+	return 0;
+nomem:
+	ibnet_err_set(err, IBNET_PREFIX "out of memory reading plugstack.conf arguments");
+fail:
+	ibnet_config_free(cfg);
+	return -1;
+}
+
+void ibnet_config_free(struct ibnet_config *cfg)
+{
+	free(cfg->rspreload);
+	free(cfg->rsgate);
+	ibnet_rule_free(cfg->ib_rule);
+	free(cfg->eth_iface);
+	free(cfg->ib_iface);
+	free(cfg->rsocket_programs);
+	free(cfg->rdma_device);
+	memset(cfg, 0, sizeof(*cfg));
+}

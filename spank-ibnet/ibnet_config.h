@@ -1,0 +1,70 @@
+/*
+ * ibnet_config.h - the transports, and the site's plugstack.conf arguments.
+ *
+ * Every value is checked here, once, at the edge; an unknown key or a bad
+ * value is an error naming both, and the plugin refuses to run rather
+ * than guess.
+ */
+#ifndef IBNET_CONFIG_H
+#define IBNET_CONFIG_H
+
+#include <stdbool.h>
+
+#include "ibnet_rule.h"
+#include "ibnet_util.h"
+
+enum ibnet_transport {
+	IBNET_TCP,
+	IBNET_IPOIB,
+	IBNET_RSOCKET,
+	IBNET_TRANSPORT_COUNT
+};
+
+#define IBNET_TRANSPORTS_EXPECTED "rsocket, ipoib or tcp"
+
+const char *ibnet_transport_name(enum ibnet_transport t);
+
+/*
+ * Parse a transport name given by `source` (e.g. "--transport" or
+ * "SLURM_IBNET_TRANSPORT"), which the error message names.
+ */
+int ibnet_transport_parse(const char *value, const char *source,
+			  enum ibnet_transport *out, struct ibnet_err *err);
+
+/* Default places of librspreload: Debian/Ubuntu, then RHEL family. */
+#define IBNET_RSPRELOAD_SEARCH                                  \
+	"/usr/lib/x86_64-linux-gnu/rsocket/librspreload.so",    \
+	"/usr/lib/aarch64-linux-gnu/rsocket/librspreload.so",   \
+	"/usr/lib64/rsocket/librspreload.so",                   \
+	"/usr/lib/rsocket/librspreload.so"
+
+/* Programs whose sockets become rsockets unless the admin widens it. */
+#define IBNET_RSOCKET_PROGRAMS_DEFAULT "*.exel"
+
+#ifndef IBNET_RSGATE_DEFAULT
+#define IBNET_RSGATE_DEFAULT "/usr/local/lib/spank-ibnet/libibnet-rsgate.so"
+#endif
+
+struct ibnet_config {
+	enum ibnet_transport default_transport;
+	bool allowed[IBNET_TRANSPORT_COUNT];
+	char *rspreload;	/* admin's path; NULL: search IBNET_RSPRELOAD_SEARCH */
+	char *rsgate;		/* our rsocket gate library */
+	struct ibnet_rule *ib_rule;
+	char *eth_iface;
+	char *ib_iface;
+	char *rsocket_programs;	/* comma list of fnmatch patterns */
+	char *rdma_device;	/* e.g. mlx5_0:1; NULL: let the MPI choose */
+};
+
+/* Parse plugstack.conf arguments (argv[0..argc-1], each key=value). */
+int ibnet_config_parse(struct ibnet_config *cfg, int argc, char **argv,
+		       struct ibnet_err *err);
+void ibnet_config_free(struct ibnet_config *cfg);
+
+/* Refuse a transport the site does not allow, naming the allowed ones. */
+int ibnet_transport_check_allowed(const struct ibnet_config *cfg,
+				  enum ibnet_transport t, const char *source,
+				  struct ibnet_err *err);
+
+#endif

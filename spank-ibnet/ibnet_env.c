@@ -1,0 +1,458 @@
+/*
+ * ibnet_env.c - the environment a job gets for its transport and all-to-all.
+ */
+#include "ibnet_env.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibnet_hostlist.h"
+
+#define T_TCP (1u << IBNET_TCP)
+#define T_IPOIB (1u << IBNET_IPOIB)
+#define T_RSOCKET (1u << IBNET_RSOCKET)
+#define T_ALL (T_TCP | T_IPOIB | T_RSOCKET)
+
+enum value_kind {
+	V_LITERAL,	/* the literal below */
+	V_IFACE,	/* eth_iface for tcp, ib_iface for ipoib and rsocket */
+	V_RDMA_DEVICE,	/* rdma_device as given (mlx5_0:1); skipped when unset */
+	V_RDMA_HCA,	/* rdma_device without its port (mlx5_0); skipped when unset */
+};
+
+/*
+ * What each MPI library is told, per transport. Every entry is set only
+ * when the user has not set it. Open MPI and MPICH entries were checked
+ * against the installed libraries (ompi_info, mpivars); Intel MPI and
+ * MVAPICH2 entries come from their documentation and are not tested here.
+ *
+ * For rsocket the RDMA fabric itself is left to each library's own
+ * selection (UCX, OFI and verbs pick the HCA), unless the admin names
+ * rdma_device; the TCP settings keep any socket fallback on the IB network.
+ */
+static const struct env_rule {
+	const char *name;
+	unsigned transports;
+	bool ordered_only;
+	enum value_kind kind;
+	const char *literal;
+} env_rules[] = {
+	/* Open MPI 4.1: TCP BTL and runtime (oob) traffic. */
+	{ "OMPI_MCA_btl_tcp_if_include", T_ALL, false, V_IFACE, NULL },
+	{ "OMPI_MCA_oob_tcp_if_include", T_ALL, false, V_IFACE, NULL },
+	/* Open MPI 4.1 coll/tuned: 2 = pairwise. */
+	{ "OMPI_MCA_coll_tuned_use_dynamic_rules", T_ALL, true, V_LITERAL, "1" },
+	{ "OMPI_MCA_coll_tuned_alltoall_algorithm", T_ALL, true, V_LITERAL, "2" },
+	/* MPICH 4 (ch4:ucx): UCX devices, Hydra's interface, alltoall CVAR. */
+	{ "UCX_NET_DEVICES", T_TCP | T_IPOIB, false, V_IFACE, NULL },
+	{ "UCX_NET_DEVICES", T_RSOCKET, false, V_RDMA_DEVICE, NULL },
+	{ "HYDRA_IFACE", T_ALL, false, V_IFACE, NULL },
+	{ "MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM", T_ALL, true, V_LITERAL, "pairwise" },
+	/* Intel MPI 2019+ (not tested here): OFI over TCP, or its RDMA provider. */
+	{ "I_MPI_FABRICS", T_ALL, false, V_LITERAL, "shm:ofi" },
+	{ "I_MPI_OFI_PROVIDER", T_TCP | T_IPOIB, false, V_LITERAL, "tcp" },
+	{ "FI_TCP_IFACE", T_TCP | T_IPOIB, false, V_IFACE, NULL },
+	{ "I_MPI_HYDRA_IFACE", T_ALL, false, V_IFACE, NULL },
+	{ "I_MPI_ADJUST_ALLTOALL", T_ALL, true, V_LITERAL, "3" },	/* pairwise exchange */
+	/* MVAPICH2 (not tested here): verbs only, so only the HCA and alltoall. */
+	{ "MV2_IBA_HCA", T_RSOCKET, false, V_RDMA_HCA, NULL },
+	{ "MV2_ALLTOALL_TUNING", T_ALL, true, V_LITERAL, "3" },	/* ALLTOALL_PAIRWISE_MV2 */
+};
+
+#define MANAGED_VAR "SLURM_IBNET_MANAGED"
+#define ORIG_PREFIX "SLURM_IBNET_ORIG_"
+
+void ibnet_env_plan_free(struct ibnet_env_plan *plan)
+{
+	size_t i;
+
+	for (i = 0; i < plan->n; i++) {
+		free(plan->ops[i].name);
+		free(plan->ops[i].value);
+	}
+	free(plan->ops);
+	ibnet_strvec_free(&plan->too_long);
+	memset(plan, 0, sizeof(*plan));
+}
+
+/* The planning state: the plan so far is an overlay on the job's env. */
+struct planner {
+	struct ibnet_env_plan *plan;
+	ibnet_env_lookup_fn lookup;
+	void *ctx;
+	struct ibnet_strvec managed;	/* NAME:HASH entries for the new plan */
+	bool nomem;
+};
+
+static struct ibnet_env_op *find_op(struct planner *pl, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < pl->plan->n; i++)
+		if (strcmp(pl->plan->ops[i].name, name) == 0)
+			return &pl->plan->ops[i];
+	return NULL;
+}
+
+/* The value name would have after the plan so far. */
+static const char *view_get(struct planner *pl, const char *name)
+{
+	struct ibnet_env_op *op = find_op(pl, name);
+
+	return op ? op->value : pl->lookup(pl->ctx, name);
+}
+
+/* Record name=value (value NULL: unset), replacing an earlier op. */
+static void put(struct planner *pl, const char *name, const char *value)
+{
+	struct ibnet_env_op *op = find_op(pl, name);
+	char *v = NULL;
+
+	if (value && !(v = strdup(value))) {
+		pl->nomem = true;
+		return;
+	}
+	if (op) {
+		free(op->value);
+		op->value = v;
+		return;
+	}
+	if (pl->plan->n == pl->plan->cap) {
+		size_t cap = pl->plan->cap ? pl->plan->cap * 2 : 32;
+		struct ibnet_env_op *ops = realloc(pl->plan->ops, cap * sizeof(*ops));
+
+		if (!ops) {
+			free(v);
+			pl->nomem = true;
+			return;
+		}
+		pl->plan->ops = ops;
+		pl->plan->cap = cap;
+	}
+	op = &pl->plan->ops[pl->plan->n];
+	if (!(op->name = strdup(name))) {
+		free(v);
+		pl->nomem = true;
+		return;
+	}
+	op->value = v;
+	pl->plan->n++;
+}
+
+/* Would "name=value" fit in one environment string? */
+static bool fits(const char *name, const char *value)
+{
+	return strlen(name) + strlen(value) + 2 <= IBNET_ENV_STRING_MAX;
+}
+
+static void orig_name(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, ORIG_PREFIX "%.100s", name);	/* names are <= 100 */
+}
+
+/* Set a variable the plugin owns from now on, remembering its hash. */
+static void put_managed(struct planner *pl, const char *name, const char *value)
+{
+	char entry[160];
+
+	if (!fits(name, value)) {
+		if (ibnet_strvec_push(&pl->plan->too_long, name) < 0)
+			pl->nomem = true;
+		return;
+	}
+	put(pl, name, value);
+	snprintf(entry, sizeof(entry), "%.100s:%08x", name, ibnet_hash(value));
+	if (ibnet_strvec_push(&pl->managed, entry) < 0)
+		pl->nomem = true;
+}
+
+/* Change a variable the user set, keeping their value to restore later. */
+static void put_changed(struct planner *pl, const char *name, const char *user_value,
+			const char *value)
+{
+	char oname[160];
+
+	if (!fits(name, value)) {
+		if (ibnet_strvec_push(&pl->plan->too_long, name) < 0)
+			pl->nomem = true;
+		return;
+	}
+	orig_name(oname, sizeof(oname), name);
+	put(pl, oname, user_value);
+	put_managed(pl, name, value);
+}
+
+static bool env_name_valid(const char *s, size_t n)
+{
+	return n >= 1 && n <= 100 &&
+	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") >= n;
+}
+
+/* Undo what an earlier step of this job set, where the user has not since. */
+static void undo_previous(struct planner *pl)
+{
+	const char *managed = pl->lookup(pl->ctx, MANAGED_VAR);
+	struct ibnet_strvec entries = { 0 };
+	size_t i;
+
+	if (!managed)
+		return;
+	if (ibnet_strvec_split(&entries, managed, ",") < 0) {
+		pl->nomem = true;
+		return;
+	}
+	for (i = 0; i < entries.n; i++) {
+		char *colon = strrchr(entries.v[i], ':');
+		char oname[160];
+		const char *cur, *orig;
+		unsigned long hash;
+
+		if (!colon || !env_name_valid(entries.v[i], (size_t)(colon - entries.v[i])))
+			continue;
+		*colon = '\0';
+		hash = strtoul(colon + 1, NULL, 16);
+		orig_name(oname, sizeof(oname), entries.v[i]);
+		cur = pl->lookup(pl->ctx, entries.v[i]);
+		orig = pl->lookup(pl->ctx, oname);
+		if (cur && ibnet_hash(cur) == hash)
+			put(pl, entries.v[i], orig);
+		if (orig)
+			put(pl, oname, NULL);
+	}
+	put(pl, MANAGED_VAR, NULL);
+	ibnet_strvec_free(&entries);
+}
+
+static const char *rule_value(const struct env_rule *r, const struct ibnet_config *cfg,
+			      enum ibnet_transport t, char *buf, size_t len)
+{
+	switch (r->kind) {
+	case V_LITERAL:
+		return r->literal;
+	case V_IFACE:
+		return t == IBNET_TCP ? cfg->eth_iface : cfg->ib_iface;
+	case V_RDMA_DEVICE:
+		return cfg->rdma_device;
+	case V_RDMA_HCA:
+		if (!cfg->rdma_device)
+			return NULL;
+		snprintf(buf, len, "%.*s", (int)strcspn(cfg->rdma_device, ":,"), cfg->rdma_device);
+		return buf;
+	}
+	return NULL;
+}
+
+/* LD_PRELOAD: our libraries after the user's, each listed once. */
+static void plan_preload(struct planner *pl, const struct ibnet_job *job)
+{
+	const char *cur = view_get(pl, "LD_PRELOAD");
+	struct ibnet_strvec have = { 0 };
+	struct ibnet_buf b = { 0 };
+	const char *ours[2] = { job->rsgate_path, job->rspreload_path };
+	size_t i;
+
+	if (cur && ibnet_strvec_split(&have, cur, ": \t") < 0)
+		pl->nomem = true;
+	if (cur)
+		ibnet_buf_adds(&b, cur);
+	/* The gate must come before librspreload: its socket() decides. */
+	for (i = 0; i < 2; i++) {
+		if (ibnet_strvec_contains(&have, ours[i]))
+			continue;
+		if (b.len)
+			ibnet_buf_adds(&b, ":");
+		ibnet_buf_adds(&b, ours[i]);
+	}
+	if (b.s && (!cur || strcmp(b.s, cur) != 0)) {
+		if (cur)
+			put_changed(pl, "LD_PRELOAD", cur, b.s);
+		else
+			put_managed(pl, "LD_PRELOAD", b.s);
+	}
+	ibnet_buf_free(&b);
+	ibnet_strvec_free(&have);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char *ibnet_wdef_rewrite(const struct ibnet_rule *rule, const char *wdef,
+			 const struct ibnet_strvec *ib_hosts, struct ibnet_err *err)
+{
+	struct ibnet_strvec items = { 0 }, out = { 0 };
+	char **sorted = NULL;
+	char *result = NULL;
+	size_t i;
+
+	if (ib_hosts->n) {
+		sorted = malloc(ib_hosts->n * sizeof(*sorted));
+		if (!sorted)
+			goto nomem;
+		memcpy(sorted, ib_hosts->v, ib_hosts->n * sizeof(*sorted));
+		qsort(sorted, ib_hosts->n, sizeof(*sorted), cmp_str);
+	}
+	if (ibnet_strvec_split(&items, wdef, ",") < 0)
+		goto nomem;
+	for (i = 0; i < items.n; i++) {
+		char *host = items.v[i];
+		char *count = strchr(host, ':');
+		char *ib;
+		struct ibnet_buf b = { 0 };
+
+		if (count) {
+			*count++ = '\0';
+			if (!*count || strspn(count, "0123456789") != strlen(count) ||
+			    strlen(count) > 6)
+				goto bad;
+		}
+		if (!ibnet_hostname_valid(host))
+			goto bad;
+		if (sorted && bsearch(&host, sorted, ib_hosts->n, sizeof(*sorted), cmp_str))
+			ib = strdup(host);	/* already an IB name of this job */
+		else if (!(ib = ibnet_rule_apply(rule, host, err)))
+			goto out;
+		if (!ib || ibnet_buf_adds(&b, ib) < 0 ||
+		    (count && (ibnet_buf_adds(&b, ":") < 0 || ibnet_buf_adds(&b, count) < 0))) {
+			free(ib);
+			ibnet_buf_free(&b);
+			goto nomem;
+		}
+		free(ib);
+		if (ibnet_strvec_push_owned(&out, ibnet_buf_take(&b)) < 0)
+			goto nomem;
+	}
+	if (items.n == 0)
+		goto bad;
+	result = ibnet_strvec_join(&out, ",");
+	if (!result)
+		goto nomem;
+	goto out;
+bad:
+	ibnet_err_set(err, IBNET_PREFIX "invalid GAUSS_WDEF %s (expected host[:N],host[:N],...)",
+		      ibnet_quote(wdef));
+	goto out;
+nomem:
+	ibnet_err_set(err, IBNET_PREFIX "out of memory");
+out:
+	free(sorted);
+	ibnet_strvec_free(&items);
+	ibnet_strvec_free(&out);
+	return result;
+}
+
+/* GAUSS_WDEF: the Linda worker list, one worker per node, batch host first. */
+static int plan_wdef(struct planner *pl, const struct ibnet_config *cfg,
+		     const struct ibnet_job *job, const struct ibnet_strvec *net_hosts,
+		     struct ibnet_err *err)
+{
+	const char *cur = view_get(pl, "GAUSS_WDEF");
+
+	if (cur) {
+		char *rewritten;
+
+		if (job->transport == IBNET_TCP)
+			return 0;	/* the user's names are already the TCP names */
+		rewritten = ibnet_wdef_rewrite(cfg->ib_rule, cur, net_hosts, err);
+		if (!rewritten)
+			return -1;
+		if (strcmp(rewritten, cur) != 0)
+			put_changed(pl, "GAUSS_WDEF", cur, rewritten);
+		free(rewritten);
+		return 0;
+	}
+	/* One node needs no Linda worker; Gaussian runs shared-memory there. */
+	if (net_hosts->n > 1) {
+		char *list = ibnet_strvec_join(net_hosts, ",");
+
+		if (!list)
+			return -1;
+		put_managed(pl, "GAUSS_WDEF", list);
+		free(list);
+	}
+	return 0;
+}
+
+int ibnet_env_plan_build(const struct ibnet_config *cfg, const struct ibnet_job *job,
+			 ibnet_env_lookup_fn lookup, void *ctx,
+			 struct ibnet_env_plan *plan, struct ibnet_err *err)
+{
+	struct planner pl = { .plan = plan, .lookup = lookup, .ctx = ctx };
+	struct ibnet_strvec hosts = { 0 }, net_hosts = { 0 };
+	unsigned tbit = 1u << job->transport;
+	char *list = NULL;
+	size_t i;
+	int rc = -1;
+
+	memset(plan, 0, sizeof(*plan));
+	undo_previous(&pl);
+
+	if (job->nodelist) {
+		if (ibnet_hostlist_expand(job->nodelist, &hosts, err) < 0)
+			goto out;
+		if (job->transport == IBNET_TCP) {
+			net_hosts = hosts;
+			memset(&hosts, 0, sizeof(hosts));
+		} else if (ibnet_rule_map(cfg->ib_rule, &hosts, &net_hosts, err) < 0) {
+			goto out;
+		}
+	}
+
+	/* The plugin's own variables always say what this step got. */
+	put(&pl, "SLURM_IBNET_TRANSPORT", ibnet_transport_name(job->transport));
+	put(&pl, "SLURM_IBNET_ALLTOALL", job->ordered_alltoall ? "ordered" : "default");
+	if (!(list = ibnet_strvec_join(&net_hosts, ",")))
+		goto nomem;
+	if (fits("SLURM_IBNET_HOSTS", list)) {
+		put(&pl, "SLURM_IBNET_HOSTS", list);
+	} else {
+		put(&pl, "SLURM_IBNET_HOSTS", NULL);
+		ibnet_strvec_push(&plan->too_long, "SLURM_IBNET_HOSTS");
+	}
+
+	for (i = 0; i < sizeof(env_rules) / sizeof(env_rules[0]); i++) {
+		const struct env_rule *r = &env_rules[i];
+		char buf[80];
+		const char *value;
+
+		if (!(r->transports & tbit) || (r->ordered_only && !job->ordered_alltoall))
+			continue;
+		value = rule_value(r, cfg, job->transport, buf, sizeof(buf));
+		if (value && !view_get(&pl, r->name))
+			put_managed(&pl, r->name, value);
+	}
+
+	if (job->transport == IBNET_RSOCKET) {
+		plan_preload(&pl, job);
+		if (!view_get(&pl, "SLURM_IBNET_RSOCKET_PROGRAMS"))
+			put_managed(&pl, "SLURM_IBNET_RSOCKET_PROGRAMS", cfg->rsocket_programs);
+	}
+
+	if (plan_wdef(&pl, cfg, job, &net_hosts, err) < 0)
+		goto out;
+
+	if (pl.managed.n) {
+		char *m = ibnet_strvec_join(&pl.managed, ",");
+
+		if (!m)
+			goto nomem;
+		put(&pl, MANAGED_VAR, m);
+		free(m);
+	}
+	if (pl.nomem)
+		goto nomem;
+	rc = 0;
+	goto out;
+nomem:
+	ibnet_err_set(err, IBNET_PREFIX "out of memory building the job environment");
+out:
+	if (rc < 0)
+		ibnet_env_plan_free(plan);
+	free(list);
+	ibnet_strvec_free(&hosts);
+	ibnet_strvec_free(&net_hosts);
+	ibnet_strvec_free(&pl.managed);
+	return rc;
+}

@@ -1,0 +1,67 @@
+/*
+ * ibnet_env.h - the environment a job gets for its transport and all-to-all.
+ *
+ * A pure function: given the config, the job's request and a way to read
+ * the job's current environment, it returns the list of changes to make.
+ * The SPANK layer applies them with spank_setenv; ibnet-hosts --env prints
+ * them as shell commands. Nothing here touches the process environment.
+ *
+ * Ownership. A variable the user set is never overwritten, with two
+ * documented exceptions the user asked for by choosing a transport:
+ * LD_PRELOAD (ours are appended, theirs kept) and GAUSS_WDEF (their hosts
+ * renamed to IB names, ":N" counts kept). Whatever the plugin sets or
+ * changes is recorded in SLURM_IBNET_MANAGED as NAME:HASH, and the user's
+ * original value of a changed variable in SLURM_IBNET_ORIG_<NAME>. A later
+ * step (srun --transport=tcp inside an rsocket job) first undoes exactly
+ * those entries whose value still has the recorded hash, then applies its
+ * own; a variable the user changed after us has a different hash and is
+ * theirs from then on.
+ */
+#ifndef IBNET_ENV_H
+#define IBNET_ENV_H
+
+#include <stdbool.h>
+
+#include "ibnet_config.h"
+#include "ibnet_util.h"
+
+/* Kernel limit on one "NAME=value" string (MAX_ARG_STRLEN). */
+#define IBNET_ENV_STRING_MAX (32 * 4096)
+
+/* Returns the job's value of name, or NULL if unset. */
+typedef const char *(*ibnet_env_lookup_fn)(void *ctx, const char *name);
+
+struct ibnet_job {
+	enum ibnet_transport transport;
+	bool ordered_alltoall;
+	const char *nodelist;		/* SLURM_JOB_NODELIST; NULL: no hosts */
+	const char *rspreload_path;	/* resolved by ibnet_probe, for rsocket */
+	const char *rsgate_path;
+};
+
+struct ibnet_env_op {
+	char *name;
+	char *value;		/* NULL: unset */
+};
+
+struct ibnet_env_plan {
+	struct ibnet_env_op *ops;
+	size_t n;
+	size_t cap;
+	/* Variables left out because they would exceed IBNET_ENV_STRING_MAX. */
+	struct ibnet_strvec too_long;
+};
+
+int ibnet_env_plan_build(const struct ibnet_config *cfg, const struct ibnet_job *job,
+			 ibnet_env_lookup_fn lookup, void *ctx,
+			 struct ibnet_env_plan *plan, struct ibnet_err *err);
+void ibnet_env_plan_free(struct ibnet_env_plan *plan);
+
+/*
+ * Rewrite a Linda worker list ("c1-1:2,c1-2") to IB names, keeping ":N".
+ * Hosts already equal to an IB name of one of ib_hosts are kept as they are.
+ */
+char *ibnet_wdef_rewrite(const struct ibnet_rule *rule, const char *wdef,
+			 const struct ibnet_strvec *ib_hosts, struct ibnet_err *err);
+
+#endif

@@ -1,0 +1,278 @@
+/*
+ * ibnet_hostlist.c - expand Slurm hostlist expressions.
+ *
+ * An item is split into segments: literal text and bracket groups. The
+ * hosts of the item are the cartesian product of the segments, the last
+ * bracket varying fastest, which is the order Slurm prints them in.
+ */
+#include "ibnet_hostlist.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One number range inside brackets, e.g. "001-010": lo=1 hi=10 width=3. */
+struct range {
+	unsigned long lo, hi;
+	int width;
+};
+
+/* One segment of an item: either literal text or a list of ranges. */
+struct segment {
+	char *text;		/* literal, or NULL for a bracket group */
+	struct range *ranges;
+	size_t nranges;
+	unsigned long count;	/* how many values this segment yields */
+};
+
+static void segments_free(struct segment *seg, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(seg[i].text);
+		free(seg[i].ranges);
+	}
+	free(seg);
+}
+
+static int parse_number(const char **p, unsigned long *val, int *width)
+{
+	const char *s = *p;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*val = strtoul(s, &end, 10);
+	if (errno || end - s > 18)
+		return -1;
+	*width = (int)(end - s);
+	*p = end;
+	return 0;
+}
+
+/* Parse "1-4,7,010-012" up to the closing bracket. */
+static int parse_bracket(const char *s, size_t len, struct segment *seg,
+			 const char *expr, struct ibnet_err *err)
+{
+	const char *p = s, *end = s + len;
+
+	seg->count = 0;
+	while (p < end) {
+		struct range r;
+		struct range *nr;
+		int w2;
+
+		if (parse_number(&p, &r.lo, &r.width) < 0)
+			goto bad;
+		r.hi = r.lo;
+		if (p < end && *p == '-') {
+			p++;
+			if (parse_number(&p, &r.hi, &w2) < 0 || r.hi < r.lo)
+				goto bad;
+		}
+		if (p < end && *p != ',')
+			goto bad;
+		if (p < end)
+			p++;
+		if (r.hi - r.lo >= IBNET_HOSTLIST_MAX ||
+		    seg->count + (r.hi - r.lo + 1) > IBNET_HOSTLIST_MAX) {
+			ibnet_err_set(err, IBNET_PREFIX "hostlist %s has more than %u hosts",
+				      ibnet_quote(expr), IBNET_HOSTLIST_MAX);
+			return -1;
+		}
+		nr = realloc(seg->ranges, (seg->nranges + 1) * sizeof(*nr));
+		if (!nr)
+			goto nomem;
+		seg->ranges = nr;
+		seg->ranges[seg->nranges++] = r;
+		seg->count += r.hi - r.lo + 1;
+	}
+	if (seg->nranges == 0)
+		goto bad;
+	return 0;
+bad:
+	{
+		char tmp[64];
+		size_t n = len < sizeof(tmp) - 1 ? len : sizeof(tmp) - 1;
+
+		memcpy(tmp, s, n);
+		tmp[n] = '\0';
+		ibnet_err_set(err, IBNET_PREFIX "invalid hostlist %s: bad range list [%s]",
+			      ibnet_quote(expr), ibnet_quote(tmp));
+	}
+	return -1;
+nomem:
+	ibnet_err_set(err, IBNET_PREFIX "out of memory expanding hostlist");
+	return -1;
+}
+
+/* Value number k (0-based) of a bracket segment, and its zero padding. */
+static void segment_value(const struct segment *seg, unsigned long k,
+			  unsigned long *val, int *width)
+{
+	size_t i;
+
+	for (i = 0; i < seg->nranges; i++) {
+		unsigned long n = seg->ranges[i].hi - seg->ranges[i].lo + 1;
+
+		if (k < n) {
+			*val = seg->ranges[i].lo + k;
+			*width = seg->ranges[i].width;
+			return;
+		}
+		k -= n;
+	}
+	*val = 0;
+	*width = 1;
+}
+
+static int expand_item(const char *item, size_t len, const char *expr,
+		       struct ibnet_strvec *out, unsigned long *total,
+		       struct ibnet_err *err)
+{
+	struct segment *seg = NULL;
+	size_t nseg = 0, i, namelen = 0;
+	const char *p = item, *end = item + len;
+	unsigned long count = 1, k;
+	char *name = NULL;
+	int rc = -1;
+
+	while (p < end) {
+		struct segment *ns = realloc(seg, (nseg + 1) * sizeof(*ns));
+
+		if (!ns)
+			goto nomem;
+		seg = ns;
+		memset(&seg[nseg], 0, sizeof(seg[nseg]));
+		if (*p == '[') {
+			const char *close = memchr(p, ']', (size_t)(end - p));
+
+			nseg++;
+			if (!close) {
+				ibnet_err_set(err, IBNET_PREFIX "invalid hostlist %s: '[' without ']'",
+					      ibnet_quote(expr));
+				goto out;
+			}
+			if (parse_bracket(p + 1, (size_t)(close - p - 1), &seg[nseg - 1],
+					  expr, err) < 0)
+				goto out;
+			p = close + 1;
+		} else {
+			size_t n = strcspn(p, "[]");
+
+			if (p + n > end)
+				n = (size_t)(end - p);
+			if (n == 0) {
+				ibnet_err_set(err, IBNET_PREFIX "invalid hostlist %s: ']' without '['",
+					      ibnet_quote(expr));
+				nseg++;
+				goto out;
+			}
+			seg[nseg].text = strndup(p, n);
+			seg[nseg].count = 1;
+			nseg++;
+			if (!seg[nseg - 1].text)
+				goto nomem;
+			p += n;
+		}
+		if (count > IBNET_HOSTLIST_MAX / seg[nseg - 1].count) {
+			ibnet_err_set(err, IBNET_PREFIX "hostlist %s has more than %u hosts",
+				      ibnet_quote(expr), IBNET_HOSTLIST_MAX);
+			goto out;
+		}
+		count *= seg[nseg - 1].count;
+	}
+	if (*total + count > IBNET_HOSTLIST_MAX) {
+		ibnet_err_set(err, IBNET_PREFIX "hostlist %s has more than %u hosts",
+			      ibnet_quote(expr), IBNET_HOSTLIST_MAX);
+		goto out;
+	}
+	*total += count;
+
+	/* Longest name: every text plus 20 digits per bracket. */
+	for (i = 0; i < nseg; i++)
+		namelen += seg[i].text ? strlen(seg[i].text) : 24;
+	name = malloc(namelen + 1);
+	if (!name)
+		goto nomem;
+
+	for (k = 0; k < count; k++) {
+		unsigned long rest = k, div = count;
+		size_t o = 0;
+
+		for (i = 0; i < nseg; i++) {
+			div /= seg[i].count;
+			if (seg[i].text) {
+				size_t l = strlen(seg[i].text);
+
+				memcpy(name + o, seg[i].text, l);
+				o += l;
+			} else {
+				unsigned long v;
+				int w;
+
+				segment_value(&seg[i], rest / div, &v, &w);
+				o += (size_t)snprintf(name + o, namelen + 1 - o, "%0*lu", w, v);
+			}
+			rest %= div;
+		}
+		name[o] = '\0';
+		if (!ibnet_hostname_valid(name)) {
+			ibnet_err_set(err, IBNET_PREFIX "invalid hostlist %s: %s is not a host name",
+				      ibnet_quote(expr), ibnet_quote(name));
+			goto out;
+		}
+		if (ibnet_strvec_push(out, name) < 0)
+			goto nomem;
+	}
+	rc = 0;
+	goto out;
+nomem:
+	ibnet_err_set(err, IBNET_PREFIX "out of memory expanding hostlist");
+out:
+	free(name);
+	segments_free(seg, nseg);
+	return rc;
+}
+
+int ibnet_hostlist_expand(const char *expr, struct ibnet_strvec *out,
+			  struct ibnet_err *err)
+{
+	const char *p = expr;
+	unsigned long total = 0;
+
+	if (!expr || !*expr) {
+		ibnet_err_set(err, IBNET_PREFIX "empty hostlist");
+		return -1;
+	}
+	while (*p) {
+		/* An item ends at a comma outside brackets. */
+		const char *q = p;
+		int depth = 0;
+
+		while (*q && (depth || *q != ',')) {
+			if (*q == '[')
+				depth++;
+			else if (*q == ']' && depth)
+				depth--;
+			q++;
+		}
+		if (q == p) {
+			ibnet_err_set(err, IBNET_PREFIX "invalid hostlist %s: empty item",
+				      ibnet_quote(expr));
+			return -1;
+		}
+		if (expand_item(p, (size_t)(q - p), expr, out, &total, err) < 0)
+			return -1;
+		p = *q ? q + 1 : q;
+		if (*q && !*p) {
+			ibnet_err_set(err, IBNET_PREFIX "invalid hostlist %s: empty item",
+				      ibnet_quote(expr));
+			return -1;
+		}
+	}
+	return 0;
+}

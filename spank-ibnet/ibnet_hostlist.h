@@ -1,0 +1,22 @@
+/*
+ * ibnet_hostlist.h - expand Slurm hostlist expressions ("c1-[1-4,7]").
+ *
+ * Our own small expander, so the hostname rules and the ibnet-hosts tool
+ * work without libslurm. It accepts what SLURM_JOB_NODELIST contains:
+ * comma-separated items, each a name with zero or more bracketed range
+ * lists ("node[001-010]", "c[1-2]-[1-4]"); zero padding follows the
+ * lower bound as written.
+ */
+#ifndef IBNET_HOSTLIST_H
+#define IBNET_HOSTLIST_H
+
+#include "ibnet_util.h"
+
+/* More hosts than this in one expression is a typo, not a cluster. */
+#define IBNET_HOSTLIST_MAX (1u << 20)
+
+/* Append the hosts of expr to out, in order. 0 on success. */
+int ibnet_hostlist_expand(const char *expr, struct ibnet_strvec *out,
+			  struct ibnet_err *err);
+
+#endif

@@ -1,0 +1,221 @@
+/*
+ * ibnet_hosts.c - the ibnet-hosts command: spank-ibnet's decisions, without Slurm.
+ *
+ *   ibnet-hosts --rule 's/^c(.*)/cib\1/' 'c1-[1-4]'     -> cib1-1,cib1-2,cib1-3,cib1-4
+ *   ibnet-hosts --config 'ib_hostname=... allowed=tcp,ipoib' --check
+ *   ibnet-hosts --config '...' --env --transport=rsocket --nodelist 'c1-[1-3]'
+ *
+ * It runs the same code as the plugin, so admins can try a rule or a
+ * plugstack.conf line before installing it, and the tests reach the C
+ * layer through it.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibnet_config.h"
+#include "ibnet_env.h"
+#include "ibnet_hostlist.h"
+#include "ibnet_probe.h"
+
+static void usage(FILE *fp)
+{
+	fputs("Usage: ibnet-hosts [--rule RULE | --config 'KEY=VALUE ...'] [--expand] HOSTLIST\n"
+	      "       ibnet-hosts --config 'KEY=VALUE ...' --check\n"
+	      "       ibnet-hosts [--config '...'] --env --transport=T [--ordered-alltoall]\n"
+	      "                   [--nodelist HOSTLIST]\n"
+	      "\n"
+	      "Map a Slurm hostlist to IB host names with spank-ibnet's rules.\n"
+	      "  --rule RULE        s/REGEX/REPLACEMENT/ or file:PATH (default " IBNET_RULE_DEFAULT ")\n"
+	      "  --config ARGS      plugstack.conf arguments of spank-ibnet, space-separated\n"
+	      "  --expand           print the hosts without mapping them\n"
+	      "  --separator SEP    between hosts in the output (default ',')\n"
+	      "  --check            check --config and print the settings it gives\n"
+	      "  --env              print, as shell commands, the environment changes a job\n"
+	      "                     step would get, taking this environment as the job's\n"
+	      "  --transport T      rsocket, ipoib or tcp (with --env)\n"
+	      "  --ordered-alltoall (with --env)\n"
+	      "  --nodelist LIST    the job's nodes (with --env; default $SLURM_JOB_NODELIST)\n",
+	      fp);
+}
+
+static const char *process_getenv(void *ctx, const char *name)
+{
+	(void)ctx;
+	return getenv(name);
+}
+
+/* Single-quote a value for a POSIX shell. */
+static void print_quoted(const char *s)
+{
+	putchar('\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", stdout);
+		else
+			putchar(*s);
+	}
+	putchar('\'');
+}
+
+static int do_check(const struct ibnet_config *cfg)
+{
+	int t, first;
+
+	printf("default_transport=%s\nallowed=", ibnet_transport_name(cfg->default_transport));
+	for (t = 0, first = 1; t < IBNET_TRANSPORT_COUNT; t++) {
+		if (cfg->allowed[t]) {
+			printf("%s%s", first ? "" : ",", ibnet_transport_name((enum ibnet_transport)t));
+			first = 0;
+		}
+	}
+	printf("\nib_hostname=%s\neth_iface=%s\nib_iface=%s\nrspreload=%s\nrsgate=%s\n"
+	       "rsocket_programs=%s\nrdma_device=%s\n",
+	       ibnet_rule_spec(cfg->ib_rule), cfg->eth_iface, cfg->ib_iface,
+	       cfg->rspreload ? cfg->rspreload : "(search)", cfg->rsgate,
+	       cfg->rsocket_programs, cfg->rdma_device ? cfg->rdma_device : "(unset)");
+	return 0;
+}
+
+static int do_env(const struct ibnet_config *cfg, struct ibnet_job *job,
+		  struct ibnet_err *err)
+{
+	struct ibnet_env_plan plan;
+	size_t i;
+
+	if (ibnet_transport_check_allowed(cfg, job->transport, "--transport", err) < 0)
+		return -1;
+	if (job->transport == IBNET_RSOCKET) {
+		if (!(job->rspreload_path = ibnet_probe_rspreload(cfg, err)) ||
+		    !(job->rsgate_path = ibnet_probe_rsgate(cfg, err)))
+			return -1;
+	}
+	if (ibnet_env_plan_build(cfg, job, process_getenv, NULL, &plan, err) < 0)
+		return -1;
+	for (i = 0; i < plan.n; i++) {
+		if (plan.ops[i].value) {
+			printf("export %s=", plan.ops[i].name);
+			print_quoted(plan.ops[i].value);
+			putchar('\n');
+		} else {
+			printf("unset %s\n", plan.ops[i].name);
+		}
+	}
+	for (i = 0; i < plan.too_long.n; i++)
+		fprintf(stderr, IBNET_PREFIX "%s not set: over the kernel's limit for one "
+			"environment variable\n", plan.too_long.v[i]);
+	ibnet_env_plan_free(&plan);
+	return 0;
+}
+
+static int do_map(const struct ibnet_config *cfg, const char *hostlist, int expand_only,
+		  const char *sep, struct ibnet_err *err)
+{
+	struct ibnet_strvec hosts = { 0 }, mapped = { 0 };
+	char *out = NULL;
+	int rc = -1;
+
+	if (ibnet_hostlist_expand(hostlist, &hosts, err) < 0)
+		goto done;
+	if (!expand_only && ibnet_rule_map(cfg->ib_rule, &hosts, &mapped, err) < 0)
+		goto done;
+	out = ibnet_strvec_join(expand_only ? &hosts : &mapped, sep);
+	if (!out) {
+		ibnet_err_set(err, IBNET_PREFIX "out of memory");
+		goto done;
+	}
+	puts(out);
+	rc = 0;
+done:
+	free(out);
+	ibnet_strvec_free(&hosts);
+	ibnet_strvec_free(&mapped);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_RULE = 256, OPT_CONFIG, OPT_EXPAND, OPT_CHECK, OPT_ENV, OPT_TRANSPORT,
+	       OPT_ORDERED, OPT_NODELIST, OPT_SEP, OPT_HELP };
+	static const struct option longopts[] = {
+		{ "rule", required_argument, NULL, OPT_RULE },
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "expand", no_argument, NULL, OPT_EXPAND },
+		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "env", no_argument, NULL, OPT_ENV },
+		{ "transport", required_argument, NULL, OPT_TRANSPORT },
+		{ "ordered-alltoall", no_argument, NULL, OPT_ORDERED },
+		{ "nodelist", required_argument, NULL, OPT_NODELIST },
+		{ "separator", required_argument, NULL, OPT_SEP },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct ibnet_err err = { "" };
+	struct ibnet_config cfg;
+	struct ibnet_strvec args = { 0 };
+	struct ibnet_job job = { 0 };
+	const char *rule = NULL, *config = "", *sep = ",";
+	int expand = 0, check = 0, env = 0, transport_given = 0, c, rc = 1;
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_RULE: rule = optarg; break;
+		case OPT_CONFIG: config = optarg; break;
+		case OPT_EXPAND: expand = 1; break;
+		case OPT_CHECK: check = 1; break;
+		case OPT_ENV: env = 1; break;
+		case OPT_TRANSPORT:
+			if (ibnet_transport_parse(optarg, "--transport", &job.transport, &err) < 0) {
+				fprintf(stderr, "%s\n", err.msg);
+				return 2;
+			}
+			transport_given = 1;
+			break;
+		case OPT_ORDERED: job.ordered_alltoall = true; break;
+		case OPT_NODELIST: job.nodelist = optarg; break;
+		case OPT_SEP: sep = optarg; break;
+		case OPT_HELP: usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if ((env || check) == (optind < argc) || (env && !transport_given) ||
+	    (!env && !check && optind + 1 != argc)) {
+		usage(stderr);
+		return 2;
+	}
+	if (ibnet_strvec_split(&args, config, " \t\n") < 0)
+		goto oom;
+	if (rule) {
+		size_t n = strlen(rule) + sizeof("ib_hostname=");
+		char *kv = malloc(n);
+
+		if (!kv)
+			goto oom;
+		snprintf(kv, n, "ib_hostname=%s", rule);
+		if (ibnet_strvec_push_owned(&args, kv) < 0)
+			goto oom;
+	}
+	if (ibnet_config_parse(&cfg, (int)args.n, args.v, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		ibnet_strvec_free(&args);
+		return 1;
+	}
+	if (check)
+		rc = do_check(&cfg);
+	else if (env) {
+		if (!job.nodelist)
+			job.nodelist = getenv("SLURM_JOB_NODELIST");
+		rc = do_env(&cfg, &job, &err);
+	} else
+		rc = do_map(&cfg, argv[optind], expand, sep, &err);
+	if (rc < 0)
+		fprintf(stderr, "%s\n", err.msg);
+	ibnet_config_free(&cfg);
+	ibnet_strvec_free(&args);
+	return rc < 0 ? 1 : 0;
+oom:
+	fprintf(stderr, IBNET_PREFIX "out of memory\n");
+	ibnet_strvec_free(&args);
+	return 1;
+}
