@@ -20,6 +20,8 @@
  *    executables). Every other program, srun and scontrol among them, gets
  *    the kernel's socket, and librspreload's other wrappers pass its
  *    descriptors straight to libc.
+ *
+ * SLURM_IBNET_RSOCKET_DEBUG=1 prints the decision for each program to stderr.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -27,6 +29,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -72,6 +75,9 @@ __attribute__((constructor)) static void gate_init(void)
 		patterns = DEFAULT_PROGRAMS;
 	if (program_chosen(patterns, program_invocation_short_name))
 		rsocket_socket = (socket_fn)dlsym(RTLD_NEXT, "socket");
+	if (getenv("SLURM_IBNET_RSOCKET_DEBUG"))
+		fprintf(stderr, "spank-ibnet rsgate: %s: %s\n", program_invocation_short_name,
+			rsocket_socket ? "sockets through librspreload" : "kernel sockets");
 }
 
 int socket(int domain, int type, int protocol)

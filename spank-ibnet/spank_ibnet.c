@@ -15,9 +15,11 @@
  *   srun, sbatch, salloc (local/allocator context): every user value is
  *     checked before the job is queued: the option in its callback, the
  *     SLURM_IBNET_* defaults in init_post_opt.
- *   slurmstepd (remote context), user_init: once per step and node, the
- *     job's environment is planned and applied, for the batch script and
- *     for every task.
+ *   slurmstepd (remote context): user_init plans the environment once per
+ *     step and node; task_init applies it to the batch script and to every
+ *     task, or fails the task with the reason. A failure never happens in
+ *     user_init: Slurm drains a node whose batch step fails there, and a
+ *     user's bad GAUSS_WDEF must not drain nodes.
  *   slurmd, prolog/epilog: nothing; a bad argument must never stop slurmd.
  */
 #include <slurm/spank.h>
@@ -38,6 +40,11 @@ static bool cfg_loaded;
 static bool opt_transport_given;
 static enum ibnet_transport opt_transport;
 static bool opt_ordered;
+
+/* The step's plan, made in user_init, applied in each task_init. */
+static struct ibnet_env_plan step_plan;
+static bool step_planned;
+static struct ibnet_err step_err;
 
 static int _opt_transport(int val, const char *optarg, int remote);
 static int _opt_ordered(int val, const char *optarg, int remote);
@@ -217,32 +224,38 @@ static int apply_plan(spank_t sp, const struct ibnet_env_plan *plan)
 
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
-	struct ibnet_err err = { "" };
-	struct ibnet_env_plan plan;
 	struct ibnet_job job = { 0 };
 	char **env = NULL;
-	int rc;
 
 	(void)ac;
 	(void)av;
 	if (!cfg_loaded || !spank_remote(sp))
 		return 0;
 	if (spank_get_item(sp, S_JOB_ENV, &env) != ESPANK_SUCCESS) {
-		slurm_error(IBNET_PREFIX "cannot read the job environment");
+		ibnet_err_set(&step_err, IBNET_PREFIX "cannot read the job environment");
+		return 0;
+	}
+	if (resolve_request(job_getenv, env, &job.transport, &job.ordered_alltoall, &step_err) < 0 ||
+	    probe_node(&job, &step_err) < 0)
+		return 0;
+	job.nodelist = job_getenv(env, "SLURM_JOB_NODELIST");
+	if (ibnet_env_plan_build(&cfg, &job, job_getenv, env, &step_plan, &step_err) == 0)
+		step_planned = true;
+	return 0;
+}
+
+int slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	if (!cfg_loaded || !spank_remote(sp))
+		return 0;
+	if (!step_planned) {
+		slurm_error("%s", step_err.msg[0] ? step_err.msg :
+			    IBNET_PREFIX "no environment was planned for this step");
 		return -1;
 	}
-	if (resolve_request(job_getenv, env, &job.transport, &job.ordered_alltoall, &err) < 0 ||
-	    probe_node(&job, &err) < 0)
-		goto fail;
-	job.nodelist = job_getenv(env, "SLURM_JOB_NODELIST");
-	if (ibnet_env_plan_build(&cfg, &job, job_getenv, env, &plan, &err) < 0)
-		goto fail;
-	rc = apply_plan(sp, &plan);
-	ibnet_env_plan_free(&plan);
-	return rc;
-fail:
-	slurm_error("%s", err.msg);
-	return -1;
+	return apply_plan(sp, &step_plan);
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char **av)
@@ -250,6 +263,9 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	(void)sp;
 	(void)ac;
 	(void)av;
+	if (step_planned)
+		ibnet_env_plan_free(&step_plan);
+	step_planned = false;
 	if (cfg_loaded)
 		ibnet_config_free(&cfg);
 	cfg_loaded = false;
