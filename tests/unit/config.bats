@@ -1,0 +1,90 @@
+#!/usr/bin/env bats
+# plugstack.conf arguments and the user's option values, as the plugin parses them.
+
+load ../helpers/common
+
+@test "defaults: tcp, all transports, s/\$/-ib/, eth0 and ib0, *.exel" {
+	run "$IBNET_HOSTS" --check
+	assert_success
+	assert_line 'default_transport=tcp'
+	assert_line 'allowed=tcp,ipoib,rsocket'
+	assert_line 'ib_hostname=s/$/-ib/'
+	assert_line 'eth_iface=eth0'
+	assert_line 'ib_iface=ib0'
+	assert_line 'rsocket_programs=*.exel'
+	assert_line 'rspreload=(search)'
+}
+
+@test "every key is read" {
+	run "$IBNET_HOSTS" --config "default_transport=ipoib allowed=ipoib,rsocket ib_hostname=$PAPER_RULE eth_iface=eno1 ib_iface=ib1 rspreload=/opt/rs/librspreload.so rsgate=/opt/g.so rsocket_programs=*.exel,iperf3 rdma_device=mlx5_0:1" --check
+	assert_success
+	assert_line 'default_transport=ipoib'
+	assert_line 'allowed=ipoib,rsocket'
+	assert_line "ib_hostname=$PAPER_RULE"
+	assert_line 'eth_iface=eno1'
+	assert_line 'ib_iface=ib1'
+	assert_line 'rspreload=/opt/rs/librspreload.so'
+	assert_line 'rsgate=/opt/g.so'
+	assert_line 'rsocket_programs=*.exel,iperf3'
+	assert_line 'rdma_device=mlx5_0:1'
+}
+
+@test "an unknown key is refused, naming key and value and listing the known keys" {
+	run "$IBNET_HOSTS" --config 'transprot=tcp' --check
+	assert_failure
+	assert_output --partial "unknown key 'transprot' (value 'tcp')"
+	assert_output --partial "known keys: default_transport, allowed"
+}
+
+@test "bad values are refused, naming key and value" {
+	local arg
+	for arg in 'default_transport=infiniband' 'allowed=tcp,carrier-pigeon' 'allowed=' \
+		'eth_iface=eth0;reboot' 'ib_iface=waytoolonginterfacename' 'rspreload=relative.so' \
+		'rspreload=/a:/b.so' 'rsgate=/x y' 'rsocket_programs=$(id)' 'rdma_device=mlx5 0' \
+		'ib_hostname=bogus' 'ib_hostname=s/(/x/' 'noequals' '=value'; do
+		run "$IBNET_HOSTS" --config "$arg" --check
+		assert_failure
+		assert_output --partial "spank-ibnet: "
+	done
+	run "$IBNET_HOSTS" --config 'eth_iface=eth0;reboot' --check
+	assert_output --partial "eth_iface='eth0;reboot'"
+}
+
+@test "a key given twice is refused" {
+	run "$IBNET_HOSTS" --config 'eth_iface=eth0 eth_iface=eth1' --check
+	assert_failure
+	assert_output --partial "given twice"
+}
+
+@test "default_transport must be one of allowed" {
+	run "$IBNET_HOSTS" --config 'default_transport=rsocket allowed=tcp' --check
+	assert_failure
+	assert_output --partial "default_transport=rsocket is not in allowed="
+}
+
+@test "--transport values: bogus, empty, 10,000 characters, shell metacharacters" {
+	local long
+	long=$(printf 'x%.0s' $(seq 1 10000))
+	run "$IBNET_HOSTS" --env --transport=bogus
+	assert_failure
+	assert_output "spank-ibnet: invalid --transport 'bogus' (expected rsocket, ipoib or tcp)"
+	run "$IBNET_HOSTS" --env --transport=
+	assert_failure
+	assert_output "spank-ibnet: invalid --transport '' (expected rsocket, ipoib or tcp)"
+	run "$IBNET_HOSTS" --env --transport="$long"
+	assert_failure
+	assert_output --partial "(10000 characters)"
+	[ "${#output}" -lt 300 ]
+	run "$IBNET_HOSTS" --env --transport='rsocket;rm -rf /'
+	assert_failure
+	assert_output --partial "'rsocket;rm -rf /'"
+	run "$IBNET_HOSTS" --env --transport=$'tcp\n\x01'
+	assert_failure
+	assert_output --partial "'tcp\\x0a\\x01'"
+}
+
+@test "a transport the site does not allow is refused, naming the allowed ones" {
+	run "$IBNET_HOSTS" --config 'allowed=tcp,ipoib' --env --transport=rsocket --nodelist n1
+	assert_failure
+	assert_output "spank-ibnet: --transport=rsocket is not allowed on this cluster (allowed: tcp, ipoib)"
+}
