@@ -31,7 +31,7 @@ PLUGIN = $(B)/spank_ibnet.so
 GATE   = $(B)/libibnet-rsgate.so
 TOOL   = $(B)/ibnet-hosts
 
-.PHONY: all install uninstall test unit-test cluster-test demo deps asan clean
+.PHONY: all install uninstall test unit-test cluster-test demo deps asan programs clean
 all: $(PLUGIN) $(GATE) $(TOOL)
 
 $(B)/pic/%.o: $(SRC)/%.c $(wildcard $(SRC)/*.h) | $(B)/pic
@@ -55,6 +55,12 @@ $(B)/asan/ibnet-hosts: $(SRC)/ibnet_hosts.c $(CORE:%=$(SRC)/%.c) $(wildcard $(SR
 	mkdir -p $(B)/asan
 	$(CC) -std=gnu11 $(WARN) $(DEFS) -O1 -g -fsanitize=address,undefined \
 	    -fno-omit-frame-pointer -o $@ $(SRC)/ibnet_hosts.c $(CORE:%=$(SRC)/%.c)
+
+# Small MPI programs the integration tests run, one build per MPI library.
+programs: $(B)/tests/alltoall_probe.openmpi $(B)/tests/alltoall_probe.mpich
+$(B)/tests/alltoall_probe.%: tests/programs/alltoall_probe.c
+	mkdir -p $(B)/tests
+	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
 
 install: all
 	install -d $(DESTDIR)$(SLURM_PLUGIN_DIR) $(DESTDIR)$(GATE_DIR) $(DESTDIR)$(BINDIR) \
@@ -80,12 +86,12 @@ deps:
 unit-test: all asan
 	bats --tap tests/unit
 
-cluster-test: all
+cluster-test: all programs
 	bats --tap tests/cluster
 
 # Every test: unit layer first, then real jobs on the test cluster.
 test: deps
-	$(MAKE) all asan
+	$(MAKE) all asan programs
 	bats --tap tests/unit tests/cluster
 
 demo: deps

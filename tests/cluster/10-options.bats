@@ -1,0 +1,124 @@
+#!/usr/bin/env bats
+# The user's story on a real 4-node Slurm cluster: every way to ask for a
+# transport, and what the batch script and the tasks on every node saw.
+
+load ../helpers/common
+load ../helpers/cluster
+
+setup_file() {
+	load ../helpers/common
+	load ../helpers/cluster
+	cluster_up -n 4
+}
+
+teardown_file() {
+	load ../helpers/common
+	load ../helpers/cluster
+	cluster_down
+}
+
+# A batch script printing, for itself and each task, what the plugin set.
+report_script() {
+	cat > "$BATS_TEST_TMPDIR/report.sh" <<EOF
+#!/bin/bash
+$1
+echo "batch \$(hostname) T=\$SLURM_IBNET_TRANSPORT H=\$SLURM_IBNET_HOSTS W=\${GAUSS_WDEF-} P=\${LD_PRELOAD-} O=\${OMPI_MCA_btl_tcp_if_include-}"
+srun bash -c 'echo "task \$(hostname) T=\$SLURM_IBNET_TRANSPORT H=\$SLURM_IBNET_HOSTS W=\${GAUSS_WDEF-} P=\${LD_PRELOAD-} O=\${OMPI_MCA_btl_tcp_if_include-} M=\$(grep -c librspreload /proc/\$\$/maps)"'
+EOF
+	echo "$BATS_TEST_TMPDIR/report.sh"
+}
+
+@test "--transport and --ordered-alltoall are listed in sbatch, srun and salloc --help" {
+	local cmd
+	for cmd in sbatch srun salloc; do
+		run "$cmd" --help
+		assert_output --partial '--transport=rsocket|ipoib|tcp'
+		assert_output --partial '--ordered-alltoall'
+	done
+}
+
+@test "sbatch --transport=rsocket: IB names, worker list and preload in the script and every task" {
+	run batch "$BATS_TEST_TMPDIR/out" -N4 --transport=rsocket "$(report_script)"
+	assert_success
+	assert_line --regexp "^batch c1-1 T=rsocket H=cib1-1,cib1-2,cib1-3,cib1-4 W=cib1-1,cib1-2,cib1-3,cib1-4 P=$RSGATE:$RSPRELOAD O=ib0$"
+	local n
+	for n in 1 2 3 4; do
+		assert_line --regexp "^task c1-$n T=rsocket H=cib1-1,cib1-2,cib1-3,cib1-4 W=cib1-1,cib1-2,cib1-3,cib1-4 P=$RSGATE:$RSPRELOAD O=ib0 M=[1-9]"
+	done
+}
+
+@test "#SBATCH --transport=ipoib in the script works like the option" {
+	run batch "$BATS_TEST_TMPDIR/out" -N2 "$(report_script '#SBATCH --transport=ipoib')"
+	assert_success
+	assert_line --regexp '^batch c1-1 T=ipoib H=cib1-1,cib1-2 W=cib1-1,cib1-2 P= O=ib0$'
+	assert_line --regexp '^task c1-2 T=ipoib .* O=ib0 M=0$'
+}
+
+@test "srun --transport=tcp: names unchanged, Ethernet, no preload" {
+	run timeout 60 srun -N3 --transport=tcp bash -c \
+		'echo "$(hostname) $SLURM_IBNET_TRANSPORT $SLURM_IBNET_HOSTS ${LD_PRELOAD-none} $OMPI_MCA_btl_tcp_if_include"'
+	assert_success
+	assert_line 'c1-2 tcp c1-1,c1-2,c1-3 none eth0'
+	[ "${#lines[@]}" -eq 3 ]
+}
+
+@test "salloc --transport=ipoib: its srun steps get ipoib" {
+	run timeout 60 salloc -N2 --transport=ipoib srun bash -c 'echo "$(hostname) $SLURM_IBNET_TRANSPORT $SLURM_IBNET_HOSTS"'
+	assert_success
+	assert_line 'c1-1 ipoib cib1-1,cib1-2'
+	assert_line 'c1-2 ipoib cib1-1,cib1-2'
+}
+
+@test "SLURM_IBNET_TRANSPORT in the submitting environment is the user's default" {
+	SLURM_IBNET_TRANSPORT=ipoib run batch "$BATS_TEST_TMPDIR/out" -N2 "$(report_script)"
+	assert_success
+	assert_line --regexp '^batch c1-1 T=ipoib '
+	# ... and the option still wins over it.
+	SLURM_IBNET_TRANSPORT=ipoib run timeout 60 srun -N1 --transport=tcp printenv SLURM_IBNET_TRANSPORT
+	assert_output tcp
+}
+
+@test "no option anywhere: the site default (tcp), MPI on eth0" {
+	run timeout 60 srun -N2 bash -c 'echo "$SLURM_IBNET_TRANSPORT $SLURM_IBNET_ALLTOALL $OMPI_MCA_btl_tcp_if_include"'
+	assert_success
+	assert_line 'tcp default eth0'
+}
+
+@test "a step's srun --transport overrides the job's, and a plain srun keeps the job's" {
+	cat > "$BATS_TEST_TMPDIR/steps.sh" <<'EOF'
+#!/bin/bash
+srun -N2 bash -c 'echo "plain $(hostname) $SLURM_IBNET_TRANSPORT ${LD_PRELOAD:+preload} $OMPI_MCA_btl_tcp_if_include"'
+srun -N2 --transport=tcp bash -c 'echo "tcp $(hostname) $SLURM_IBNET_TRANSPORT ${LD_PRELOAD:-nopreload} $OMPI_MCA_btl_tcp_if_include $GAUSS_WDEF"'
+srun -N2 --transport=ipoib bash -c 'echo "ipoib $(hostname) $SLURM_IBNET_TRANSPORT ${LD_PRELOAD:-nopreload} $GAUSS_WDEF"'
+EOF
+	run batch "$BATS_TEST_TMPDIR/out" -N2 --transport=rsocket "$BATS_TEST_TMPDIR/steps.sh"
+	assert_success
+	assert_line 'plain c1-2 rsocket preload ib0'
+	assert_line 'tcp c1-2 tcp nopreload eth0 c1-1,c1-2'
+	assert_line 'ipoib c1-2 ipoib nopreload cib1-1,cib1-2'
+}
+
+@test "the user's LD_PRELOAD and OMPI_MCA_* are kept in the script and the tasks" {
+	local lib
+	lib=$(ls /usr/lib/x86_64-linux-gnu/libm.so.6)
+	LD_PRELOAD=$lib OMPI_MCA_btl_tcp_if_include=lo run batch "$BATS_TEST_TMPDIR/out" \
+		-N2 --transport=rsocket "$(report_script)"
+	assert_success
+	assert_line --regexp "^batch c1-1 T=rsocket .* P=$lib:$RSGATE:$RSPRELOAD O=lo$"
+	assert_line --regexp "^task c1-2 T=rsocket .* P=$lib:$RSGATE:$RSPRELOAD O=lo M=[1-9]"
+}
+
+@test "a user's GAUSS_WDEF is rewritten to IB names with its :N counts kept" {
+	GAUSS_WDEF='c1-2:4,c1-1:2' run batch "$BATS_TEST_TMPDIR/out" -N2 --transport=ipoib "$(report_script)"
+	assert_success
+	assert_line --regexp '^batch c1-1 .* W=cib1-2:4,cib1-1:2 '
+	assert_line --regexp '^task c1-2 .* W=cib1-2:4,cib1-1:2 '
+}
+
+@test "--ordered-alltoall reaches the script and the tasks; without it, default" {
+	run timeout 60 srun -N2 --ordered-alltoall bash -c 'echo "$SLURM_IBNET_ALLTOALL $OMPI_MCA_coll_tuned_alltoall_algorithm $MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM"'
+	assert_success
+	assert_line 'ordered 2 pairwise'
+	run timeout 60 srun -N1 bash -c 'echo "$SLURM_IBNET_ALLTOALL ${OMPI_MCA_coll_tuned_alltoall_algorithm-unset}"'
+	assert_output 'default unset'
+}

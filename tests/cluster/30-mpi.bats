@@ -1,0 +1,62 @@
+#!/usr/bin/env bats
+# Real Open MPI (mpirun inside the allocation) and MPICH (Hydra mpiexec) with
+# each transport; the library itself reports its all-to-all algorithm
+# through MPI_T (tests/programs/alltoall_probe.c).
+
+load ../helpers/common
+load ../helpers/cluster
+
+setup_file() {
+	load ../helpers/common
+	load ../helpers/cluster
+	cluster_up -n 3
+}
+
+teardown_file() {
+	load ../helpers/common
+	load ../helpers/cluster
+	cluster_down
+}
+
+mpi_job() {
+	{
+		echo '#!/bin/bash'
+		echo 'echo "env $SLURM_IBNET_TRANSPORT $SLURM_IBNET_ALLTOALL"'
+		echo "timeout 90 mpirun.openmpi -np 6 $BUILD/tests/alltoall_probe.openmpi 4096"
+		echo "timeout 90 mpiexec.mpich -n 6 $BUILD/tests/alltoall_probe.mpich 4096"
+	} > "$BATS_TEST_TMPDIR/mpi.sh"
+	batch "$BATS_TEST_TMPDIR/out" -N3 -n6 "$@" "$BATS_TEST_TMPDIR/mpi.sh"
+}
+
+@test "tcp: Open MPI and MPICH run to completion across 3 nodes, default all-to-all" {
+	run mpi_job --transport=tcp
+	assert_success
+	assert_line 'env tcp default'
+	assert_line --regexp '^alltoall ok ranks=6 hosts=3 library="Open MPI v4\.1.* coll_tuned_alltoall_algorithm=ignore'
+	assert_line --regexp '^alltoall ok ranks=6 hosts=3 library="MPICH.* MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM=auto'
+}
+
+@test "ipoib --ordered-alltoall: both libraries report the pairwise algorithm" {
+	run mpi_job --transport=ipoib --ordered-alltoall
+	assert_success
+	assert_line 'env ipoib ordered'
+	assert_line --regexp '^alltoall ok ranks=6 hosts=3 library="Open MPI.* coll_tuned_alltoall_algorithm=pairwise'
+	assert_line --regexp '^alltoall ok ranks=6 hosts=3 library="MPICH.* MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM=pairwise'
+	refute_output --partial 'WARN'
+}
+
+@test "rsocket: both libraries run to completion with librspreload in the environment" {
+	run mpi_job --transport=rsocket
+	assert_success
+	assert_line 'env rsocket default'
+	assert_line --regexp '^alltoall ok ranks=6 hosts=3 library="Open MPI'
+	assert_line --regexp '^alltoall ok ranks=6 hosts=3 library="MPICH'
+}
+
+@test "the user's own alltoall setting wins over --ordered-alltoall" {
+	OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_alltoall_algorithm=3 \
+		MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM=brucks run mpi_job --transport=tcp --ordered-alltoall
+	assert_success
+	assert_line --regexp 'coll_tuned_alltoall_algorithm=modified_bruck'
+	assert_line --regexp 'MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM=brucks'
+}

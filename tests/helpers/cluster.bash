@@ -1,0 +1,65 @@
+# Helpers for tests on the real test cluster (scripts/ibnet-cluster).
+# Every wait is bounded; the cluster is taken down in teardown_file.
+
+CLUSTER=$REPO/scripts/ibnet-cluster
+export IBNET_CLUSTER_DIR=${IBNET_CLUSTER_DIR:-$REPO/.cluster}
+export SLURM_CONF=$IBNET_CLUSTER_DIR/slurm.conf
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+cluster_up() {
+	"$CLUSTER" up "$@" >/dev/null
+}
+
+cluster_down() {
+	"$CLUSTER" down >/dev/null 2>&1 || true
+}
+
+# wait_job JOBID: until the job leaves the queue, at most 180 s.
+wait_job() {
+	local i
+	for i in $(seq 1 360); do
+		[ -z "$(squeue -h -j "$1" 2>/dev/null)" ] && return 0
+		sleep 0.5
+	done
+	echo "job $1 still queued after 180 s" >&2
+	scancel "$1" 2>/dev/null || true
+	return 1
+}
+
+# batch OUTFILE SBATCH-ARGS... : submit, wait, print the output; status is
+# 0 only if the job COMPLETED.
+batch() {
+	local out=$1 jid state
+	shift
+	jid=$(sbatch --parsable -o "$out" "$@") || return 1
+	wait_job "$jid" || return 1
+	cat "$out"
+	state=$(sacct_state "$jid")
+	[ "$state" = COMPLETED ]
+}
+
+# The job's final state, from slurmctld (no accounting database here).
+sacct_state() {
+	scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'
+}
+
+# How many jobs slurmctld has ever been given (the next job id minus one):
+# proves a refused submission queued nothing, even briefly.
+sacct_count() {
+	scontrol show config | sed -n 's/^NEXT_JOB_ID *= *//p'
+}
+
+# No slurmd may have died, and no log may show a crash.
+assert_daemons_healthy() {
+	local n pid
+	for n in $(cat "$IBNET_CLUSTER_DIR/nodes"); do
+		pid=$(cat "$IBNET_CLUSTER_DIR/run/slurmd-c1-$n.pid")
+		kill -0 "$pid" || { echo "slurmd c1-$n (pid $pid) is gone"; return 1; }
+	done
+	pid=$(cat "$IBNET_CLUSTER_DIR/run/slurmctld.pid")
+	kill -0 "$pid" || { echo "slurmctld is gone"; return 1; }
+	if grep -l -i -E 'segfault|segmentation|fatal|core dumped|abort' "$IBNET_CLUSTER_DIR"/log/*.log; then
+		echo "a daemon log shows a crash"
+		return 1
+	fi
+}
