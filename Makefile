@@ -31,8 +31,16 @@ PLUGIN = $(B)/spank_ibnet.so
 GATE   = $(B)/libibnet-rsgate.so
 TOOL   = $(B)/ibnet-hosts
 
-.PHONY: all install uninstall test unit-test cluster-test demo deps asan programs clean
+.PHONY: FORCE all install uninstall test unit-test cluster-test demo deps asan programs clean
 all: $(PLUGIN) $(GATE) $(TOOL)
+
+# The gate's install path is compiled in: rebuild what uses it when it changes
+# (make PREFIX=/usr/local, then make install PREFIX=/usr).
+GATE_STAMP = $(B)/gate-path
+$(GATE_STAMP): FORCE | $(B)/pic
+	@echo '$(GATE_DIR)' | cmp -s - $@ || echo '$(GATE_DIR)' > $@
+$(B)/pic/ibnet_config.o $(B)/obj/ibnet_config.o: $(GATE_STAMP)
+FORCE:
 
 $(B)/pic/%.o: $(SRC)/%.c $(wildcard $(SRC)/*.h) | $(B)/pic
 	$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
