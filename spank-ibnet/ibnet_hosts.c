@@ -23,6 +23,7 @@ static void usage(FILE *fp)
 {
 	fputs("Usage: ibnet-hosts [--rule RULE | --config 'KEY=VALUE ...'] [--expand] HOSTLIST\n"
 	      "       ibnet-hosts --config 'KEY=VALUE ...' --check\n"
+	      "       ibnet-hosts [--config '...'] --probe\n"
 	      "       ibnet-hosts [--config '...'] --env --transport=T [--ordered-alltoall]\n"
 	      "                   [--nodelist HOSTLIST]\n"
 	      "\n"
@@ -32,6 +33,7 @@ static void usage(FILE *fp)
 	      "  --expand           print the hosts without mapping them\n"
 	      "  --separator SEP    between hosts in the output (default ',')\n"
 	      "  --check            check --config and print the settings it gives\n"
+	      "  --probe            print the librspreload and gate this node would preload\n"
 	      "  --env              print, as shell commands, the environment changes a job\n"
 	      "                     step would get, taking this environment as the job's\n"
 	      "  --transport T      rsocket, ipoib or tcp (with --env)\n"
@@ -75,6 +77,17 @@ static int do_check(const struct ibnet_config *cfg)
 	       ibnet_rule_spec(cfg->ib_rule), cfg->eth_iface, cfg->ib_iface,
 	       cfg->rspreload ? cfg->rspreload : "(search)", cfg->rsgate,
 	       cfg->rsocket_programs, cfg->rdma_device ? cfg->rdma_device : "(unset)");
+	return 0;
+}
+
+static int do_probe(const struct ibnet_config *cfg, struct ibnet_err *err)
+{
+	const char *rspreload = ibnet_probe_rspreload(cfg, err);
+	const char *rsgate = rspreload ? ibnet_probe_rsgate(cfg, err) : NULL;
+
+	if (!rsgate)
+		return -1;
+	printf("rspreload=%s\nrsgate=%s\n", rspreload, rsgate);
 	return 0;
 }
 
@@ -136,13 +149,14 @@ done:
 
 int main(int argc, char **argv)
 {
-	enum { OPT_RULE = 256, OPT_CONFIG, OPT_EXPAND, OPT_CHECK, OPT_ENV, OPT_TRANSPORT,
+	enum { OPT_RULE = 256, OPT_CONFIG, OPT_EXPAND, OPT_CHECK, OPT_PROBE, OPT_ENV, OPT_TRANSPORT,
 	       OPT_ORDERED, OPT_NODELIST, OPT_SEP, OPT_HELP };
 	static const struct option longopts[] = {
 		{ "rule", required_argument, NULL, OPT_RULE },
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "expand", no_argument, NULL, OPT_EXPAND },
 		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "probe", no_argument, NULL, OPT_PROBE },
 		{ "env", no_argument, NULL, OPT_ENV },
 		{ "transport", required_argument, NULL, OPT_TRANSPORT },
 		{ "ordered-alltoall", no_argument, NULL, OPT_ORDERED },
@@ -156,7 +170,7 @@ int main(int argc, char **argv)
 	struct ibnet_strvec args = { 0 };
 	struct ibnet_job job = { 0 };
 	const char *rule = NULL, *config = "", *sep = ",";
-	int expand = 0, check = 0, env = 0, transport_given = 0, c, rc = 1;
+	int expand = 0, check = 0, probe = 0, env = 0, transport_given = 0, c, rc = 1;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
@@ -164,6 +178,7 @@ int main(int argc, char **argv)
 		case OPT_CONFIG: config = optarg; break;
 		case OPT_EXPAND: expand = 1; break;
 		case OPT_CHECK: check = 1; break;
+		case OPT_PROBE: probe = 1; break;
 		case OPT_ENV: env = 1; break;
 		case OPT_TRANSPORT:
 			if (ibnet_transport_parse(optarg, "--transport", &job.transport, &err) < 0) {
@@ -179,8 +194,8 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if ((env || check) == (optind < argc) || (env && !transport_given) ||
-	    (!env && !check && optind + 1 != argc)) {
+	if ((env || check || probe) == (optind < argc) || (env && !transport_given) ||
+	    (env + check + probe > 1) || (!env && !check && !probe && optind + 1 != argc)) {
 		usage(stderr);
 		return 2;
 	}
@@ -203,6 +218,8 @@ int main(int argc, char **argv)
 	}
 	if (check)
 		rc = do_check(&cfg);
+	else if (probe)
+		rc = do_probe(&cfg, &err);
 	else if (env) {
 		if (!job.nodelist)
 			job.nodelist = getenv("SLURM_JOB_NODELIST");
