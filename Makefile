@@ -65,10 +65,14 @@ $(B)/asan/ibnet-hosts: $(SRC)/ibnet_hosts.c $(CORE:%=$(SRC)/%.c) $(wildcard $(SR
 	    -fno-omit-frame-pointer -o $@ $(SRC)/ibnet_hosts.c $(CORE:%=$(SRC)/%.c)
 
 # Small MPI programs the integration tests run, one build per MPI library.
-programs: $(B)/tests/alltoall_probe.openmpi $(B)/tests/alltoall_probe.mpich
+programs: $(B)/tests/alltoall_probe.openmpi $(B)/tests/alltoall_probe.mpich \
+	$(B)/tests/linda_standin
 $(B)/tests/alltoall_probe.%: tests/programs/alltoall_probe.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
+$(B)/tests/linda_standin: tests/programs/linda_standin.c
+	mkdir -p $(B)/tests
+	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $<
 
 install: all
 	install -d $(DESTDIR)$(SLURM_PLUGIN_DIR) $(DESTDIR)$(GATE_DIR) $(DESTDIR)$(BINDIR) \

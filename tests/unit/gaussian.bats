@@ -1,0 +1,298 @@
+#!/usr/bin/env bats
+# Gaussian over Rsockets without a cluster: gaussian-ib-setup, the
+# linda-rsockets wrapper, gaussian-ib-input, the g16 wrapper, the Lua
+# hostname rules, and the gaussian-ib modulefile under real Lmod.
+
+bats_require_minimum_version 1.5.0
+
+load ../helpers/common
+load ../helpers/gaussian
+
+setup() {
+	G=$BATS_TEST_TMPDIR/gaussian
+	make_standin_gaussian "$G"
+}
+
+teardown() {
+	[ -z "${OPEN_TREE:-}" ] || rm -rf "$OPEN_TREE"
+}
+
+@test "gaussian-ib-setup creates linda-exe-ib: the wrapper and one link per executable" {
+	run "$SETUP" "$G/g16"
+	assert_success
+	assert_output --partial "link $G/g16/linda-exe-ib/master.exel -> linda-rsockets"
+	assert_output --partial "done: set GAUSS_LEXEDIR=$G/g16/linda-exe-ib"
+	[ "$(readlink "$G/g16/linda-exe-ib/master.exel")" = linda-rsockets ]
+	[ "$(readlink "$G/g16/linda-exe-ib/worker.exel")" = linda-rsockets ]
+	[ -x "$G/g16/linda-exe-ib/linda-rsockets" ]
+	grep -q "^IBNET_RSPRELOAD='$RSPRELOAD'$" "$G/g16/linda-exe-ib/linda-rsockets"
+	[ "$(ls "$G/g16/linda-exe-ib" | wc -l)" -eq 3 ]
+}
+
+@test "gaussian-ib-setup is idempotent, and follows linda-exe/ as it changes" {
+	"$SETUP" "$G/g16"
+	local before
+	before=$(ls -l --time-style=+%s.%N "$G/g16/linda-exe-ib")
+	run "$SETUP" "$G/g16"
+	assert_success
+	assert_output "$G/g16/linda-exe-ib is up to date (2 Linda executables); nothing changed"
+	[ "$(ls -l --time-style=+%s.%N "$G/g16/linda-exe-ib")" = "$before" ]
+	# A new executable gets its link; a removed one loses it.
+	cp "$G/g16/master.exel" "$G/g16/l1002.exel" && ln -s ../l1002.exel "$G/g16/linda-exe/l1002.exel"
+	rm "$G/g16/linda-exe/worker.exel"
+	run "$SETUP" "$G/g16"
+	assert_output --partial "link $G/g16/linda-exe-ib/l1002.exel -> linda-rsockets"
+	assert_output --partial "remove $G/g16/linda-exe-ib/worker.exel"
+	[ -L "$G/g16/linda-exe-ib/l1002.exel" ]
+	[ ! -e "$G/g16/linda-exe-ib/worker.exel" ]
+}
+
+@test "gaussian-ib-setup --dry-run says what it would do and changes nothing" {
+	run "$SETUP" --dry-run "$G/g16"
+	assert_success
+	assert_line "would create $G/g16/linda-exe-ib/"
+	assert_line "dry run: 4 changes not made"
+	[ ! -e "$G/g16/linda-exe-ib" ]
+}
+
+@test "gaussian-ib-setup refuses to touch what it did not create" {
+	mkdir "$G/g16/linda-exe-ib"
+	echo "precious" > "$G/g16/linda-exe-ib/notes.txt"
+	run "$SETUP" "$G/g16"
+	assert_failure
+	assert_output "gaussian-ib-setup: $G/g16/linda-exe-ib holds notes.txt, which gaussian-ib-setup did not create; refusing to touch it (move it away, then run again)"
+	[ "$(cat "$G/g16/linda-exe-ib/notes.txt")" = precious ]
+	rm "$G/g16/linda-exe-ib/notes.txt"
+	echo '#!/bin/sh' > "$G/g16/linda-exe-ib/linda-rsockets"
+	run "$SETUP" "$G/g16"
+	assert_failure
+	assert_output --partial "holds linda-rsockets, which gaussian-ib-setup did not create"
+}
+
+@test "gaussian-ib-setup errors are one sentence and a non-zero exit" {
+	run "$SETUP" "$BATS_TEST_TMPDIR/nowhere"
+	assert_failure
+	assert_output "gaussian-ib-setup: no such directory: $BATS_TEST_TMPDIR/nowhere"
+	mkdir "$BATS_TEST_TMPDIR/empty"
+	run "$SETUP" "$BATS_TEST_TMPDIR/empty"
+	assert_failure
+	assert_output --partial "no linda-exe/ in"
+	run "$SETUP" --preload /nonexistent/librspreload.so "$G/g16"
+	assert_failure
+	assert_output "gaussian-ib-setup: no librspreload at /nonexistent/librspreload.so"
+	run "$SETUP" --set 'RS_INLINE=$(id)' "$G/g16"
+	assert_failure
+	assert_output --partial "--set RS_INLINE=\$(id): expected"
+	run "$SETUP" --frobnicate "$G/g16"
+	assert_failure
+	assert_output "gaussian-ib-setup: unknown option '--frobnicate'"
+	# Without write permission: nobody on a root-owned tree it can read.
+	OPEN_TREE=$(mktemp -d /tmp/ibnet-gaussian.XXXXXX)
+	chmod 755 "$OPEN_TREE"
+	make_standin_gaussian "$OPEN_TREE"
+	run setpriv --reuid=65534 --regid=65534 --clear-groups "$SETUP" "$OPEN_TREE/g16"
+	assert_failure
+	assert_output "gaussian-ib-setup: cannot write to $OPEN_TREE/g16: run as the owner of the Gaussian installation"
+}
+
+@test "the wrapper runs the real executable with librspreload, arguments untouched" {
+	"$SETUP" --set RS_INLINE=64 "$G/g16"
+	printf '#!/bin/sh\nfor a in "$@"; do echo "[$a]"; done\necho "LD_PRELOAD=$LD_PRELOAD"\necho "RS_INLINE=$RS_INLINE RS_SQ_SIZE=${RS_SQ_SIZE-}"\necho "PROGRAMS=$SLURM_IBNET_RSOCKET_PROGRAMS"\necho "me=$0"\n' > "$G/g16/echo.exel"
+	chmod +x "$G/g16/echo.exel"
+	ln -s ../echo.exel "$G/g16/linda-exe/echo.exel"
+	"$SETUP" --set RS_INLINE=64 "$G/g16"
+	# Through a chain of symlinks, from another directory, with hard arguments.
+	ln -s "$G/g16/linda-exe-ib/echo.exel" "$BATS_TEST_TMPDIR/chain1"
+	ln -s chain1 "$BATS_TEST_TMPDIR/chain2"
+	cd /
+	run env LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libm.so.6 RS_SQ_SIZE=128 \
+		"$BATS_TEST_TMPDIR/chain2" 'two words' '' "q'\"x" '$HOME' '*'
+	assert_success
+	assert_line '[two words]'
+	assert_line '[]'
+	assert_line "[q'\"x]"
+	assert_line '[$HOME]'
+	assert_line '[*]'
+	assert_line "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libm.so.6:$RSGATE:$RSPRELOAD"
+	assert_line 'RS_INLINE=64 RS_SQ_SIZE=128'
+	assert_line 'PROGRAMS=*.exel,echo.exel'
+	assert_line "me=$G/g16/linda-exe-ib/../echo.exel"
+	# The site default yields to the user's own value.
+	run env RS_INLINE=16 "$G/g16/linda-exe-ib/echo.exel"
+	assert_line --partial 'RS_INLINE=16'
+}
+
+@test "the wrapper falls back to linda-exe/NAME, and refuses to run as itself" {
+	printf '#!/bin/sh\necho "only in linda-exe: $0"\n' > "$G/g16/linda-exe/solo.exel"
+	chmod +x "$G/g16/linda-exe/solo.exel"
+	"$SETUP" "$G/g16"
+	run "$G/g16/linda-exe-ib/solo.exel"
+	assert_success
+	assert_output "only in linda-exe: $G/g16/linda-exe-ib/../linda-exe/solo.exel"
+	run "$G/g16/linda-exe-ib/linda-rsockets"
+	assert_failure
+	assert_output --partial 'run me through a symlink named after a Linda executable'
+}
+
+@test "a stand-in Linda executable under the wrapper has librspreload mapped and runs" {
+	"$SETUP" "$G/g16"
+	local port=$((30000 + RANDOM % 20000))
+	"$G/g16/linda-exe-ib/worker.exel" "$port" > "$BATS_TEST_TMPDIR/worker.out" &
+	run "$G/g16/linda-exe-ib/master.exel" "$port" 100000 localhost:4
+	wait
+	assert_success
+	assert_line --regexp '^master host=.* rspreload=yes workers=localhost:4$'
+	assert_line --regexp '^master -> localhost: host=.* rspreload=yes local=127\.0\.0\.1 bytes=100000$'
+}
+
+@test "gaussian-ib-input renames %LindaWorkers hosts, any case, :N kept, nothing else touched" {
+	printf '%%NProcShared=4\r\n%%lindaworkers = c1-1:2,c1-2\n%%Chk=x.chk\n#p b3lyp opt\n\nc1-1 is a title\n\n0 1\nH 0 0 0\n--Link1--\n%%LINDAWORKERS=c1-3\n#p\n' > "$BATS_TEST_TMPDIR/in.gjf"
+	run "$REPO/scripts/gaussian-ib-input" --rule "$PAPER_RULE" "$BATS_TEST_TMPDIR/in.gjf"
+	assert_success
+	assert_line $'%NProcShared=4\r'
+	assert_line '%lindaworkers = cib1-1:2,cib1-2'
+	assert_line 'c1-1 is a title'
+	assert_line '%LINDAWORKERS=cib1-3'
+	# A stream works the same, and a file without the line is unchanged to the byte.
+	run bash -c "'$REPO/scripts/gaussian-ib-input' --rule '$PAPER_RULE' < '$BATS_TEST_TMPDIR/in.gjf' | cmp - <('$REPO/scripts/gaussian-ib-input' --rule '$PAPER_RULE' '$BATS_TEST_TMPDIR/in.gjf')"
+	assert_success
+	printf '%%Chk=a\n#p\n\nt\n\n0 1\nH\n' > "$BATS_TEST_TMPDIR/plain.gjf"
+	run bash -c "'$REPO/scripts/gaussian-ib-input' '$BATS_TEST_TMPDIR/plain.gjf' | cmp - '$BATS_TEST_TMPDIR/plain.gjf'"
+	assert_success
+}
+
+@test "gaussian-ib-input: the plugin's rule from plugstack.conf, and clear errors" {
+	printf 'required /x/spank_ibnet.so default_transport=tcp ib_hostname=s/^n(.*)$/ib\\1/\n' > "$BATS_TEST_TMPDIR/plugstack.conf"
+	run bash -c "echo '%LindaWorkers=n1,n2:3' | IBNET_PLUGSTACK_CONF='$BATS_TEST_TMPDIR/plugstack.conf' '$REPO/scripts/gaussian-ib-input'"
+	assert_success
+	assert_output '%LindaWorkers=ib1,ib2:3'
+	run bash -c "echo '%LindaWorkers=login1' | '$REPO/scripts/gaussian-ib-input' --rule '$PAPER_RULE'"
+	assert_failure
+	assert_output "gaussian-ib-input: ib_hostname rule '$PAPER_RULE' does not match node name 'login1'"
+	run bash -c "echo '%LindaWorkers=c1-1:x' | '$REPO/scripts/gaussian-ib-input' --rule '$PAPER_RULE'"
+	assert_failure
+	assert_output --partial "invalid Linda worker list 'c1-1:x'"
+	run bash -c "echo '%LindaWorkers=c1-1' | IBNET_PLUGSTACK_CONF=/nonexistent '$REPO/scripts/gaussian-ib-input'"
+	assert_failure
+	assert_output --partial "spank_ibnet.so is not configured in /nonexistent"
+}
+
+@test "the g16 wrapper feeds the rewritten input to the real g16; other inputs pass untouched" {
+	mkdir -p "$BATS_TEST_TMPDIR/realbin"
+	printf '#!/bin/sh\necho "real g16 args: $*"\nif [ $# -ge 1 ] && [ -f "$1" ]; then cat "$1"; else cat; fi\n' > "$BATS_TEST_TMPDIR/realbin/g16"
+	chmod +x "$BATS_TEST_TMPDIR/realbin/g16"
+	printf 'required /x/spank_ibnet.so ib_hostname=%s\n' "$PAPER_RULE" > "$BATS_TEST_TMPDIR/plugstack.conf"
+	printf '%%LindaWorkers=c1-1,c1-2:2\n#p\n' > "$BATS_TEST_TMPDIR/job.gjf"
+	export IBNET_PLUGSTACK_CONF=$BATS_TEST_TMPDIR/plugstack.conf
+	export PATH=$REPO/scripts/gaussian-ib-bin:$BATS_TEST_TMPDIR/realbin:$PATH
+	cd "$BATS_TEST_TMPDIR"
+	run g16 -c=0-3 job.gjf
+	assert_success
+	run cat job.log
+	assert_line 'real g16 args: -c=0-3'
+	assert_line '%LindaWorkers=cib1-1,cib1-2:2'
+	run bash -c 'g16 < job.gjf'
+	assert_line '%LindaWorkers=cib1-1,cib1-2:2'
+	printf '#p\n' > plain.gjf
+	run g16 plain.gjf out.txt
+	assert_line 'real g16 args: plain.gjf out.txt'
+	run -127 g09 job.gjf
+	assert_output --partial 'no real g09 on PATH'
+}
+
+@test "the Lua hostname rules pass every shared vector" {
+	local failures=0 n=0 rule node want got
+	while IFS=$'\t' read -r rule node want; do
+		case $rule in ''|'#'*) continue ;; esac
+		rule=${rule//@VECTORS@/$VECTORS}
+		n=$((n + 1))
+		got=$("$REPO/scripts/ibnet-hosts-lua" "$rule" "$node") || true
+		case $got in ERROR:*) got=ERROR ;; esac
+		if [ "$got" != "$want" ]; then
+			echo "lua: rule '$rule' node '$node': want '$want', got '$got'"
+			failures=$((failures + 1))
+		fi
+	done < "$VECTORS/hostname-rules.tsv"
+	[ "$n" -ge 35 ]
+	[ "$failures" -eq 0 ]
+}
+
+@test "the Lua and C sides agree on 10,000 real node names" {
+	run lua5.3 -e "
+		package.path = '$REPO/lua/?.lua;' .. package.path
+		local h = require('ibnet.hostname')
+		local r = assert(h.parse([[$PAPER_RULE]]))
+		print(table.concat(assert(h.map(r, 'c[1-100]-[1-100]')), ','))"
+	assert_success
+	[ "$output" = "$("$IBNET_HOSTS" --rule "$PAPER_RULE" 'c[1-100]-[1-100]')" ]
+}
+
+lmod() {
+	bash -c "source $LMOD_INIT; module use $REPO/lmod-modules; $1" 2>&1
+}
+
+# Lmod wraps its messages at any space: compare them on one line.
+lmod_flat() {
+	lmod "$1" | tr -s ' \n' '  '
+	return "${PIPESTATUS[0]}"
+}
+
+@test "module load gaussian-ib outside a job: GAUSS_LEXEDIR and the g16 wrapper; unload restores" {
+	"$SETUP" "$G/g16"
+	export g16root=$G GAUSS_LEXEDIR=/site/linda-exe
+	run lmod 'module load gaussian-ib && echo "LEX=$GAUSS_LEXEDIR" && command -v g16 && echo "W=${GAUSS_WDEF-unset}"
+		module unload gaussian-ib; echo "after LEX=$GAUSS_LEXEDIR"; command -v g16 || echo "no g16"'
+	assert_success
+	assert_line "LEX=$G/g16/linda-exe-ib"
+	assert_line "$REPO/scripts/gaussian-ib-bin/g16"
+	assert_line 'W=unset'
+	assert_line 'after LEX=/site/linda-exe'
+	assert_line 'no g16'
+}
+
+@test "module load gaussian-ib finds Gaussian by g09root and by GAUSS_EXEDIR" {
+	mv "$G/g16" "$G/g09"
+	"$SETUP" "$G/g09"
+	run lmod "g09root=$G module load gaussian-ib && echo \$GAUSS_LEXEDIR"
+	assert_line "$G/g09/linda-exe-ib"
+	run lmod "GAUSS_EXEDIR=$G/g09/bsd:$G/g09 module load gaussian-ib && echo \$GAUSS_LEXEDIR"
+	assert_line "$G/g09/linda-exe-ib"
+}
+
+@test "module load gaussian-ib in a job: IB worker list and cores per node; unload restores" {
+	"$SETUP" "$G/g16"
+	printf 'include %s/plugstack.d/*.conf\n' "$BATS_TEST_TMPDIR" > "$BATS_TEST_TMPDIR/plugstack.conf"
+	mkdir "$BATS_TEST_TMPDIR/plugstack.d"
+	printf 'required /x/spank_ibnet.so ib_hostname=%s\n' "$PAPER_RULE" > "$BATS_TEST_TMPDIR/plugstack.d/ibnet.conf"
+	printf 'PlugStackConfig=%s/plugstack.conf\n' "$BATS_TEST_TMPDIR" > "$BATS_TEST_TMPDIR/slurm.conf"
+	export g16root=$G SLURM_CONF=$BATS_TEST_TMPDIR/slurm.conf SLURM_JOB_NODELIST='c1-[1-3]' SLURM_CPUS_ON_NODE=8
+	run lmod 'module load gaussian-ib && echo "W=$GAUSS_WDEF P=$GAUSS_PDEF"; module unload gaussian-ib; echo "after W=${GAUSS_WDEF-unset} P=${GAUSS_PDEF-unset}"'
+	assert_success
+	assert_line 'W=cib1-1,cib1-2,cib1-3 P=8'
+	assert_line 'after W=unset P=unset'
+	# The user's own worker list is renamed (counts kept), and comes back on unload.
+	GAUSS_WDEF='c1-2:4,c1-1' GAUSS_PDEF=2 run lmod 'module load gaussian-ib && echo "W=$GAUSS_WDEF P=$GAUSS_PDEF"; module unload gaussian-ib; echo "after W=$GAUSS_WDEF"'
+	assert_line 'W=cib1-2:4,cib1-1 P=2'
+	assert_line 'after W=c1-2:4,c1-1'
+}
+
+@test "module load gaussian-ib says what to do when it cannot work" {
+	run lmod_flat 'module load gaussian-ib'
+	assert_failure
+	assert_output --partial "cannot find Gaussian: load your site's Gaussian module first (it sets g16root or g09root), or set GAUSS_EXEDIR."
+	export g16root=$G
+	run lmod_flat 'module load gaussian-ib'
+	assert_failure
+	assert_output --partial "is not set up. Ask your admin to run: gaussian-ib-setup $G/g16"
+}
+
+@test "module spider and whatis find and explain gaussian-ib" {
+	run lmod 'module spider gaussian-ib'
+	assert_success
+	assert_output --partial 'Gaussian Linda over Rsockets on InfiniBand (spank-ibnet)'
+	assert_output --partial 'module load gaussian-ib'
+	run lmod 'module whatis gaussian-ib'
+	assert_output --partial 'Category: chemistry, networking'
+	run lmod 'module help gaussian-ib'
+	assert_output --partial 'GAUSS_LEXEDIR'
+}
