@@ -12,6 +12,8 @@ MANDIR           ?= $(PREFIX)/share/man
 SYSCONFDIR       ?= /etc/slurm
 SLURM_PLUGIN_DIR ?= $(LIBDIR)/slurm
 GATE_DIR         ?= $(LIBDIR)/spank-ibnet
+# Lmod module, Lua library and Gaussian scripts, laid out as in the source tree.
+DATADIR          ?= $(PREFIX)/share/spank-ibnet
 DESTDIR          ?=
 
 CC      ?= cc
@@ -81,6 +83,16 @@ install: all
 	install -m 0755 $(GATE) $(DESTDIR)$(GATE_DIR)/libibnet-rsgate.so
 	install -m 0755 $(TOOL) $(DESTDIR)$(BINDIR)/ibnet-hosts
 	install -m 0644 docs/spank-ibnet.8 $(DESTDIR)$(MANDIR)/man8/spank-ibnet.8
+	install -d $(DESTDIR)$(DATADIR)/lua/ibnet $(DESTDIR)$(DATADIR)/lmod-modules \
+	    $(DESTDIR)$(DATADIR)/scripts/gaussian-ib-bin
+	install -m 0644 lua/ibnet/hostname.lua $(DESTDIR)$(DATADIR)/lua/ibnet/
+	install -m 0644 lmod-modules/gaussian-ib.lua $(DESTDIR)$(DATADIR)/lmod-modules/
+	install -m 0755 scripts/gaussian-ib-setup scripts/gaussian-ib-input \
+	    scripts/linda-rsockets $(DESTDIR)$(DATADIR)/scripts/
+	install -m 0755 scripts/gaussian-ib-bin/g16 $(DESTDIR)$(DATADIR)/scripts/gaussian-ib-bin/
+	ln -sf g16 $(DESTDIR)$(DATADIR)/scripts/gaussian-ib-bin/g09
+	ln -sf $(DATADIR)/scripts/gaussian-ib-setup $(DESTDIR)$(BINDIR)/gaussian-ib-setup
+	ln -sf $(DATADIR)/scripts/gaussian-ib-input $(DESTDIR)$(BINDIR)/gaussian-ib-input
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/plugstack.conf.d/ibnet.conf ]; then \
 	    echo "keeping existing $(DESTDIR)$(SYSCONFDIR)/plugstack.conf.d/ibnet.conf"; \
 	else \
@@ -90,7 +102,9 @@ install: all
 
 uninstall:
 	rm -f $(DESTDIR)$(SLURM_PLUGIN_DIR)/spank_ibnet.so $(DESTDIR)$(GATE_DIR)/libibnet-rsgate.so \
-	    $(DESTDIR)$(BINDIR)/ibnet-hosts $(DESTDIR)$(MANDIR)/man8/spank-ibnet.8
+	    $(DESTDIR)$(BINDIR)/ibnet-hosts $(DESTDIR)$(MANDIR)/man8/spank-ibnet.8 \
+	    $(DESTDIR)$(BINDIR)/gaussian-ib-setup $(DESTDIR)$(BINDIR)/gaussian-ib-input
+	rm -rf $(DESTDIR)$(DATADIR)
 
 deps:
 	scripts/install-deps

@@ -25,6 +25,20 @@ setup() {
 	grep -q /usr/lib/spank-ibnet/libibnet-rsgate.so "$D/usr/lib/x86_64-linux-gnu/slurm-wlm/spank_ibnet.so"
 }
 
+@test "make install ships the gaussian-ib module, its Lua library and scripts, usable in place" {
+	run "${MK[@]}" install
+	assert_success
+	local share=$D/usr/share/spank-ibnet
+	[ -f "$share/lua/ibnet/hostname.lua" ]
+	[ -x "$share/scripts/gaussian-ib-bin/g16" ]
+	[ "$(readlink "$share/scripts/gaussian-ib-bin/g09")" = g16 ]
+	[ "$(readlink "$D/usr/bin/gaussian-ib-setup")" = /usr/share/spank-ibnet/scripts/gaussian-ib-setup ]
+	run bash -c "source /usr/share/lmod/lmod/init/bash; module use '$share/lmod-modules'; module spider gaussian-ib 2>&1"
+	assert_output --partial 'Gaussian Linda over Rsockets on InfiniBand'
+	run bash -c "echo '%LindaWorkers=c1-1' | '$share/scripts/gaussian-ib-input' --rule '$PAPER_RULE'"
+	assert_output '%LindaWorkers=cib1-1'
+}
+
 @test "make install keeps an existing ibnet.conf" {
 	mkdir -p "$D/etc/slurm/plugstack.conf.d"
 	echo "# the admin's own" > "$D/etc/slurm/plugstack.conf.d/ibnet.conf"

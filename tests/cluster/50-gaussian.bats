@@ -1,0 +1,76 @@
+#!/usr/bin/env bats
+# The chemist's story on the real cluster, with real Lmod:
+#   module load gaussian-ib; sbatch -N3 --transport=rsocket g16.sh
+# Gaussian is a stand-in of our own (tests/helpers/gaussian.bash); there is
+# no InfiniBand, so librspreload falls back to TCP on the simulated ib0.
+
+load ../helpers/common
+load ../helpers/cluster
+load ../helpers/gaussian
+
+setup_file() {
+	load ../helpers/common
+	load ../helpers/cluster
+	load ../helpers/gaussian
+	cluster_up -n 3
+	export GTREE=$BATS_FILE_TMPDIR/gaussian
+	make_standin_gaussian "$GTREE"
+	"$SETUP" "$GTREE/g16" >/dev/null
+}
+
+teardown_file() {
+	load ../helpers/common
+	load ../helpers/cluster
+	cluster_down
+}
+
+# run_g16 INPUT-TEXT: the batch job a chemist writes; prints its output and
+# then "ETH IB" bytes delivered to c1-2 and c1-3 during the job.
+run_g16() {
+	printf '%s\n' "$1" > "$BATS_TEST_TMPDIR/job.gjf"
+	cat > "$BATS_TEST_TMPDIR/g16.sh" <<EOF
+#!/bin/bash
+source $LMOD_INIT
+module use $REPO/lmod-modules
+export g16root=$GTREE PATH=\$PATH:$GTREE/g16   # what the site's gaussian module does
+module load gaussian-ib || exit 1
+echo "GAUSS_WDEF=\$GAUSS_WDEF GAUSS_PDEF=\$GAUSS_PDEF"
+cd $BATS_TEST_TMPDIR
+g16 job.gjf
+cat job.log
+EOF
+	local b2 b3 a2 a3
+	read -r -a b2 <<<"$("$CLUSTER" counters c1-2)"
+	read -r -a b3 <<<"$("$CLUSTER" counters c1-3)"
+	batch "$BATS_TEST_TMPDIR/out" -N3 -c2 --transport=rsocket "$BATS_TEST_TMPDIR/g16.sh" || return 1
+	read -r -a a2 <<<"$("$CLUSTER" counters c1-2)"
+	read -r -a a3 <<<"$("$CLUSTER" counters c1-3)"
+	echo "counters $((a2[0] - b2[0] + a3[0] - b3[0])) $((a2[1] - b2[1] + a3[1] - b3[1]))"
+}
+
+@test "module load gaussian-ib + --transport=rsocket: Linda over Rsockets on IB names, bytes on ib0" {
+	run run_g16 $'%NProcShared=2\n#p b3lyp/6-31g opt\n\nwater\n\n0 1\nO\nH 1 0.96\nH 1 0.96 2 104.5\n'
+	assert_success
+	assert_line 'GAUSS_WDEF=cib1-1,cib1-2,cib1-3 GAUSS_PDEF=2'
+	assert_line 'g16 stand-in: Linda workers from GAUSS_WDEF: cib1-1,cib1-2,cib1-3'
+	assert_line "g16 stand-in: GAUSS_LEXEDIR=$GTREE/g16/linda-exe-ib"
+	assert_line --regexp '^master host=c1-1 rspreload=yes '
+	local n
+	for n in 1 2 3; do
+		assert_line "master -> cib1-$n: host=c1-$n rspreload=yes local=198.18.1.1$n bytes=4000000"
+	done
+	read -r _ eth ib <<<"${lines[-1]}"
+	[ "$ib" -gt 8000000 ]	# 4 MB to each of c1-2 and c1-3
+	[ "$eth" -lt 2000000 ]
+}
+
+@test "an input naming c1-* hosts in %LindaWorkers works unchanged: the hosts become IB names" {
+	run run_g16 $'%LindaWorkers=c1-1,c1-2:2,c1-3\n%NProcShared=2\n#p hf/sto-3g\n\nwater\n\n0 1\nO\n'
+	assert_success
+	assert_line 'g16 stand-in: Linda workers from input: cib1-1,cib1-2:2,cib1-3'
+	assert_line 'master -> cib1-2: host=c1-2 rspreload=yes local=198.18.1.12 bytes=4000000'
+	assert_line 'master -> cib1-3: host=c1-3 rspreload=yes local=198.18.1.13 bytes=4000000'
+	read -r _ eth ib <<<"${lines[-1]}"
+	[ "$ib" -gt 8000000 ]
+	[ "$eth" -lt 2000000 ]
+}
