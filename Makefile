@@ -53,18 +53,18 @@ $(B)/pic $(B)/obj:
 
 # Slurm's symbols (slurm_error, spank_*) come from the process loading us.
 $(PLUGIN): $(B)/pic/spank_ibnet.o $(CORE_PIC)
-	$(CC) -shared -o $@ $^
+	$(CC) -shared -o $@ $^ -ltre
 $(GATE): $(SRC)/rsocket_gate.c | $(B)/pic
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< -ldl
 $(TOOL): $(B)/obj/ibnet_hosts.o $(CORE_OBJ)
-	$(CC) -o $@ $^
+	$(CC) -o $@ $^ -ltre
 
 # The C unit layer under AddressSanitizer/UBSan, for the memory tests.
 asan: $(B)/asan/ibnet-hosts
 $(B)/asan/ibnet-hosts: $(SRC)/ibnet_hosts.c $(CORE:%=$(SRC)/%.c) $(wildcard $(SRC)/*.h)
 	mkdir -p $(B)/asan
 	$(CC) -std=gnu11 $(WARN) $(DEFS) -O1 -g -fsanitize=address,undefined \
-	    -fno-omit-frame-pointer -o $@ $(SRC)/ibnet_hosts.c $(CORE:%=$(SRC)/%.c)
+	    -fno-omit-frame-pointer -o $@ $(SRC)/ibnet_hosts.c $(CORE:%=$(SRC)/%.c) -ltre
 
 # Small MPI programs the integration tests run, one build per MPI library.
 programs: $(B)/tests/alltoall_probe.openmpi $(B)/tests/alltoall_probe.mpich \

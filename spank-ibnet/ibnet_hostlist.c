@@ -109,6 +109,26 @@ nomem:
 	return -1;
 }
 
+/*
+ * Write v in decimal, zero-padded to width, at out; return the length.
+ * (snprintf was a third of the time of mapping a 10,000-node list.)
+ */
+static size_t put_padded(char *out, unsigned long v, int width)
+{
+	char digits[24];
+	size_t n = 0, len;
+
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while ((int)n < width && n < sizeof(digits))
+		digits[n++] = '0';
+	for (len = n; n > 0; n--)
+		*out++ = digits[n - 1];
+	return len;
+}
+
 /* Value number k (0-based) of a bracket segment, and its zero padding. */
 static void segment_value(const struct segment *seg, unsigned long k,
 			  unsigned long *val, int *width)
@@ -215,7 +235,7 @@ static int expand_item(const char *item, size_t len, const char *expr,
 				int w;
 
 				segment_value(&seg[i], rest / div, &v, &w);
-				o += (size_t)snprintf(name + o, namelen + 1 - o, "%0*lu", w, v);
+				o += put_padded(name + o, v, w);
 			}
 			rest %= div;
 		}

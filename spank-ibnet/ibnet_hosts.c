@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ibnet_config.h"
 #include "ibnet_env.h"
@@ -38,8 +39,33 @@ static void usage(FILE *fp)
 	      "                     step would get, taking this environment as the job's\n"
 	      "  --transport T      rsocket, ipoib or tcp (with --env)\n"
 	      "  --ordered-alltoall (with --env)\n"
-	      "  --nodelist LIST    the job's nodes (with --env; default $SLURM_JOB_NODELIST)\n",
+	      "  --nodelist LIST    the job's nodes (with --env; default $SLURM_JOB_NODELIST)\n"
+	      "  --repeat N         do the mapping (or --env plan) N times and print its median\n"
+	      "                     time on stderr, as the plugin would spend it\n",
 	      fp);
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Print the median and range of n timings (microseconds) on stderr. */
+static void report_times(double *t, int n)
+{
+	qsort(t, (size_t)n, sizeof(*t), cmp_double);
+	fprintf(stderr, "TIME runs=%d median_us=%.1f min_us=%.1f max_us=%.1f\n", n, t[n / 2], t[0],
+		t[n - 1]);
 }
 
 static const char *process_getenv(void *ctx, const char *name)
@@ -91,11 +117,12 @@ static int do_probe(const struct ibnet_config *cfg, struct ibnet_err *err)
 	return 0;
 }
 
-static int do_env(const struct ibnet_config *cfg, struct ibnet_job *job,
+static int do_env(const struct ibnet_config *cfg, struct ibnet_job *job, int repeat,
 		  struct ibnet_err *err)
 {
 	struct ibnet_env_plan plan;
 	size_t i;
+	int r;
 
 	if (ibnet_transport_check_allowed(cfg, job->transport, "--transport", err) < 0)
 		return -1;
@@ -103,6 +130,23 @@ static int do_env(const struct ibnet_config *cfg, struct ibnet_job *job,
 		if (!(job->rspreload_path = ibnet_probe_rspreload(cfg, err)) ||
 		    !(job->rsgate_path = ibnet_probe_rsgate(cfg, err)))
 			return -1;
+	}
+	if (repeat > 0) {
+		double *t = malloc((size_t)repeat * sizeof(*t));
+
+		for (r = 0; t && r < repeat; r++) {
+			double t0 = now_us();
+
+			if (ibnet_env_plan_build(cfg, job, process_getenv, NULL, &plan, err) < 0) {
+				free(t);
+				return -1;
+			}
+			t[r] = now_us() - t0;
+			ibnet_env_plan_free(&plan);
+		}
+		if (t)
+			report_times(t, repeat);
+		free(t);
 	}
 	if (ibnet_env_plan_build(cfg, job, process_getenv, NULL, &plan, err) < 0)
 		return -1;
@@ -123,16 +167,27 @@ static int do_env(const struct ibnet_config *cfg, struct ibnet_job *job,
 }
 
 static int do_map(const struct ibnet_config *cfg, const char *hostlist, int expand_only,
-		  const char *sep, struct ibnet_err *err)
+		  const char *sep, int repeat, struct ibnet_err *err)
 {
 	struct ibnet_strvec hosts = { 0 }, mapped = { 0 };
+	double *t = repeat > 0 ? malloc((size_t)repeat * sizeof(*t)) : NULL;
 	char *out = NULL;
-	int rc = -1;
+	int rc = -1, r;
 
-	if (ibnet_hostlist_expand(hostlist, &hosts, err) < 0)
-		goto done;
-	if (!expand_only && ibnet_rule_map(cfg->ib_rule, &hosts, &mapped, err) < 0)
-		goto done;
+	for (r = 0; r <= repeat; r++) {
+		double t0 = now_us();
+
+		ibnet_strvec_free(&hosts);
+		ibnet_strvec_free(&mapped);
+		if (ibnet_hostlist_expand(hostlist, &hosts, err) < 0)
+			goto done;
+		if (!expand_only && ibnet_rule_map(cfg->ib_rule, &hosts, &mapped, err) < 0)
+			goto done;
+		if (t && r < repeat)
+			t[r] = now_us() - t0;
+	}
+	if (t)
+		report_times(t, repeat);
 	out = ibnet_strvec_join(expand_only ? &hosts : &mapped, sep);
 	if (!out) {
 		ibnet_err_set(err, IBNET_PREFIX "out of memory");
@@ -141,6 +196,7 @@ static int do_map(const struct ibnet_config *cfg, const char *hostlist, int expa
 	puts(out);
 	rc = 0;
 done:
+	free(t);
 	free(out);
 	ibnet_strvec_free(&hosts);
 	ibnet_strvec_free(&mapped);
@@ -150,7 +206,7 @@ done:
 int main(int argc, char **argv)
 {
 	enum { OPT_RULE = 256, OPT_CONFIG, OPT_EXPAND, OPT_CHECK, OPT_PROBE, OPT_ENV, OPT_TRANSPORT,
-	       OPT_ORDERED, OPT_NODELIST, OPT_SEP, OPT_HELP };
+	       OPT_ORDERED, OPT_NODELIST, OPT_SEP, OPT_REPEAT, OPT_HELP };
 	static const struct option longopts[] = {
 		{ "rule", required_argument, NULL, OPT_RULE },
 		{ "config", required_argument, NULL, OPT_CONFIG },
@@ -162,6 +218,7 @@ int main(int argc, char **argv)
 		{ "ordered-alltoall", no_argument, NULL, OPT_ORDERED },
 		{ "nodelist", required_argument, NULL, OPT_NODELIST },
 		{ "separator", required_argument, NULL, OPT_SEP },
+		{ "repeat", required_argument, NULL, OPT_REPEAT },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -170,7 +227,7 @@ int main(int argc, char **argv)
 	struct ibnet_strvec args = { 0 };
 	struct ibnet_job job = { 0 };
 	const char *rule = NULL, *config = "", *sep = ",";
-	int expand = 0, check = 0, probe = 0, env = 0, transport_given = 0, c, rc = 1;
+	int expand = 0, check = 0, probe = 0, env = 0, transport_given = 0, repeat = 0, c, rc = 1;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
@@ -190,6 +247,13 @@ int main(int argc, char **argv)
 		case OPT_ORDERED: job.ordered_alltoall = true; break;
 		case OPT_NODELIST: job.nodelist = optarg; break;
 		case OPT_SEP: sep = optarg; break;
+		case OPT_REPEAT:
+			repeat = atoi(optarg);
+			if (repeat < 1 || repeat > 100000) {
+				fprintf(stderr, IBNET_PREFIX "--repeat must be 1..100000, not '%s'\n", optarg);
+				return 2;
+			}
+			break;
 		case OPT_HELP: usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -223,9 +287,9 @@ int main(int argc, char **argv)
 	else if (env) {
 		if (!job.nodelist)
 			job.nodelist = getenv("SLURM_JOB_NODELIST");
-		rc = do_env(&cfg, &job, &err);
+		rc = do_env(&cfg, &job, repeat, &err);
 	} else
-		rc = do_map(&cfg, argv[optind], expand, sep, &err);
+		rc = do_map(&cfg, argv[optind], expand, sep, repeat, &err);
 	if (rc < 0)
 		fprintf(stderr, "%s\n", err.msg);
 	ibnet_config_free(&cfg);

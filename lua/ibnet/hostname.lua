@@ -4,13 +4,13 @@
 -- is "s/REGEX/REPLACEMENT/" (POSIX extended regex, first match replaced,
 -- \1..\9 groups, \\ a backslash, \/ a slash, no flags) or "file:PATH" (a
 -- table of "NODENAME IBNAME" lines, # comments). A node the rule does not
--- match is an error. The regex runs in libc's regcomp/regexec through
--- lrexlib (rex_posix), the very engine the C side uses; both sides must pass
+-- match is an error. The regex runs in TRE, a POSIX regex library, through
+-- lrexlib (rex_tre): the very engine the C side uses; both sides must pass
 -- tests/vectors/hostname-rules.tsv.
 --
 -- Functions return a value, or nil and a message starting "spank-ibnet: ".
 
-local rex = require("rex_posix")
+local rex = require("rex_tre")
 
 local M = {}
 
