@@ -33,7 +33,7 @@ PLUGIN = $(B)/spank_ibnet.so
 GATE   = $(B)/libibnet-rsgate.so
 TOOL   = $(B)/ibnet-hosts
 
-.PHONY: FORCE all install uninstall test unit-test cluster-test demo deps asan programs clean
+.PHONY: FORCE bench bench-programs all install uninstall test unit-test cluster-test demo deps asan programs clean
 all: $(PLUGIN) $(GATE) $(TOOL)
 
 # The gate's install path is compiled in: rebuild what uses it when it changes
@@ -75,6 +75,15 @@ $(B)/tests/alltoall_probe.%: tests/programs/alltoall_probe.c
 $(B)/tests/linda_standin: tests/programs/linda_standin.c
 	mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $<
+
+# The benchmark's workloads (scripts/bench): Open MPI programs and a socket farm.
+bench-programs: $(B)/bench/a2a_bench $(B)/bench/pingpong $(B)/bench/linda_farm.exel
+$(B)/bench/a2a_bench $(B)/bench/pingpong: $(B)/bench/%: scripts/bench/%.c
+	mkdir -p $(B)/bench
+	mpicc.openmpi -O2 -Wall -Wextra -Werror -o $@ $<
+$(B)/bench/linda_farm.exel: scripts/bench/linda_farm.c
+	mkdir -p $(B)/bench
+	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $< -lpthread
 
 install: all
 	install -d $(DESTDIR)$(SLURM_PLUGIN_DIR) $(DESTDIR)$(GATE_DIR) $(DESTDIR)$(BINDIR) \
@@ -119,6 +128,11 @@ cluster-test: all programs
 test: deps
 	$(MAKE) all asan programs
 	bats --tap tests/unit tests/cluster
+
+# The benchmark (docs/benchmarks.md); QUICK=1: a short smoke run in build/.
+bench: deps
+	$(MAKE) all bench-programs
+	scripts/ibnet-bench $(if $(QUICK),--quick)
 
 demo: deps
 	$(MAKE) all
