@@ -121,12 +121,12 @@ deps:
 unit-test: all asan
 	bats --tap tests/unit
 
-cluster-test: all programs
+cluster-test: all programs bench-programs
 	bats --tap tests/cluster
 
 # Every test: unit layer first, then real jobs on the test cluster.
 test: deps
-	$(MAKE) all asan programs
+	$(MAKE) all asan programs bench-programs
 	bats --tap tests/unit tests/cluster
 
 # The benchmark (docs/benchmarks.md); QUICK=1: a short smoke run in build/.

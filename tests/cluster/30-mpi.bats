@@ -7,14 +7,10 @@ load ../helpers/common
 load ../helpers/cluster
 
 setup_file() {
-	load ../helpers/common
-	load ../helpers/cluster
 	cluster_up -n 3
 }
 
 teardown_file() {
-	load ../helpers/common
-	load ../helpers/cluster
 	cluster_down
 }
 

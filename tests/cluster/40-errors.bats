@@ -6,14 +6,10 @@ load ../helpers/common
 load ../helpers/cluster
 
 setup_file() {
-	load ../helpers/common
-	load ../helpers/cluster
 	cluster_up -n 2
 }
 
 teardown_file() {
-	load ../helpers/common
-	load ../helpers/cluster
 	cluster_down
 }
 

@@ -9,9 +9,6 @@ load ../helpers/cluster
 load ../helpers/gaussian
 
 setup_file() {
-	load ../helpers/common
-	load ../helpers/cluster
-	load ../helpers/gaussian
 	cluster_up -n 3
 	export GTREE=$BATS_FILE_TMPDIR/gaussian
 	make_standin_gaussian "$GTREE"
@@ -19,8 +16,6 @@ setup_file() {
 }
 
 teardown_file() {
-	load ../helpers/common
-	load ../helpers/cluster
 	cluster_down
 }
 

@@ -10,3 +10,21 @@ PAPER_RULE='s/^c([0-9]+-[0-9]+)$/cib\1/'
 
 load /usr/lib/bats/bats-support/load
 load /usr/lib/bats/bats-assert/load
+
+# check_vectors FN: every vector of tests/vectors/hostname-rules.tsv through
+# "FN RULE NODE", which prints the IB name or ERROR; prints the mismatches
+# and fails on any. The C and Lua sides both pass through here.
+check_vectors() {
+	local fn=$1 failures=0 n=0 rule node want got
+	while IFS=$'\t' read -r rule node want; do
+		case $rule in ''|'#'*) continue ;; esac
+		rule=${rule//@VECTORS@/$VECTORS}
+		n=$((n + 1))
+		got=$("$fn" "$rule" "$node")
+		if [ "$got" != "$want" ]; then
+			echo "$fn: rule '$rule' node '$node': want '$want', got '$got'"
+			failures=$((failures + 1))
+		fi
+	done < "$VECTORS/hostname-rules.tsv"
+	[ "$n" -ge 35 ] && [ "$failures" -eq 0 ]
+}

@@ -62,3 +62,22 @@ print("mapped", "librspreload" in open("/proc/self/maps").read())'
 		LD_PRELOAD="$PRE" sh -c 'true'
 	assert_output --partial 'sh: sockets through librspreload'
 }
+
+# Where does a program's select() go? A breakpoint on librdmacm's rpoll()
+# (librspreload's select runs it) says whether librspreload's code runs.
+select_reaches_rpoll() {
+	local py
+	py=$(python3 -c 'import sys; print(sys.executable)')
+	timeout 60 gdb -q -batch -ex 'set breakpoint pending on' -ex 'break rpoll' -ex run \
+		--args env SLURM_IBNET_RSOCKET_PROGRAMS="$1" LD_PRELOAD="$PRE" "$py" -c \
+		'import os, select; r, w = os.pipe(); select.select([r], [], [], 0.1); print("select returned")' 2>&1
+}
+
+@test "a program not chosen never runs librspreload's code (its rpoll hung mpirun at exit)" {
+	command -v gdb >/dev/null || skip "gdb not installed"
+	run select_reaches_rpoll '*.exel'
+	assert_output --partial 'select returned'
+	refute_output --partial 'in rpoll ()'
+	run select_reaches_rpoll 'python*'
+	assert_output --partial 'in rpoll ()'
+}

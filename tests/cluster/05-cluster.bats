@@ -1,0 +1,88 @@
+#!/usr/bin/env bats
+# scripts/ibnet-cluster itself: up, up again, status, shape, down.
+
+load ../helpers/common
+load ../helpers/cluster
+
+teardown_file() {
+	cluster_down
+}
+
+@test "up -n 8 brings eight idle nodes; up twice in a row works" {
+	run "$CLUSTER" up -n 8
+	assert_success
+	assert_output --partial "export SLURM_CONF=$IBNET_CLUSTER_DIR/slurm.conf"
+	[ "$(sinfo -h -N -t idle -o %N | sort -u | wc -l)" -eq 8 ]
+	run "$CLUSTER" up -n 3
+	assert_success
+	[ "$(sinfo -h -N -o %N | sort -u | wc -l)" -eq 3 ]
+	[ "$(ip netns list | grep -c '^ibnet-c1-')" -eq 3 ]
+}
+
+@test "each node has its own hostname, both networks, and both names of every node" {
+	run timeout 30 srun -N3 bash -c 'echo "$(hostname) $(ip -o -4 addr show eth0 | awk "{print \$4}") $(ip -o -4 addr show ib0 | awk "{print \$4}") $(getent hosts cib1-3 | cut -d" " -f1)"'
+	assert_success
+	assert_line 'c1-1 198.18.0.11/24 198.18.1.11/24 198.18.1.13'
+	assert_line 'c1-3 198.18.0.13/24 198.18.1.13/24 198.18.1.13'
+	# The machine's own /etc/hosts is untouched.
+	run grep -c cib1- /etc/hosts
+	assert_output 0
+}
+
+@test "status says what runs" {
+	run "$CLUSTER" status
+	assert_success
+	assert_line --regexp '^slurmctld: running \(pid [0-9]+\)$'
+	assert_line --regexp '^slurmd-c1-3: running \(pid [0-9]+\)$'
+}
+
+@test "shape puts a token bucket on the switch ports; unshape removes it; netem is checked" {
+	run "$CLUSTER" shape eth --rate 100mbit --buffer 24kb
+	assert_success
+	run tc qdisc show dev ibe-c1-2
+	assert_output --partial 'tbf'
+	assert_output --partial 'rate 100Mbit'
+	run tc qdisc show dev ibi-c1-2
+	refute_output --partial 'tbf'
+	run "$CLUSTER" unshape eth
+	run tc qdisc show dev ibe-c1-2
+	refute_output --partial 'tbf'
+	run "$CLUSTER" shape ib --rate fast
+	assert_failure
+	if ! tc qdisc add dev lo root netem delay 1ms 2>/dev/null; then
+		run "$CLUSTER" shape eth --rate 100mbit --delay 1ms
+		assert_failure
+		assert_output --partial "need the kernel's netem qdisc, which this kernel lacks"
+	else
+		tc qdisc del dev lo root
+	fi
+}
+
+@test "up refuses when another cluster owns the names, and leaves it running" {
+	IBNET_CLUSTER_DIR=$BATS_TEST_TMPDIR/other run "$CLUSTER" up -n 2
+	assert_failure
+	assert_output --partial "another ibnet cluster is running"
+	run timeout 30 srun -N1 true
+	assert_success
+}
+
+@test "down removes its processes, namespaces and links, and nothing else" {
+	local pids
+	pids=$(cat "$IBNET_CLUSTER_DIR"/run/*.pid)
+	ip link add ibnet-keepme type dummy
+	run "$CLUSTER" down
+	assert_success
+	for pid in $pids; do
+		run kill -0 "$pid"
+		assert_failure
+	done
+	[ "$(ip netns list | grep -c '^ibnet-c1-')" -eq 0 ]
+	run ip link show ibnbr-eth
+	assert_failure
+	run ip link show ibnet-keepme
+	assert_success
+	ip link del ibnet-keepme
+	run "$CLUSTER" status
+	assert_failure
+	assert_output 'not running'
+}
