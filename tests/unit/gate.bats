@@ -81,3 +81,11 @@ select_reaches_rpoll() {
 	run select_reaches_rpoll 'python*'
 	assert_output --partial 'in rpoll ()'
 }
+
+@test "a chosen bash runs: the gate fills librspreload's table before main()" {
+	run env SLURM_IBNET_RSOCKET_PROGRAMS=bash SLURM_IBNET_RSOCKET_DEBUG=1 LD_PRELOAD="$PRE" \
+		bash -c 'echo hi'
+	assert_success
+	assert_line 'spank-ibnet rsgate: bash: sockets through librspreload'
+	assert_line hi
+}
