@@ -298,7 +298,7 @@ def main():
         f.write("\n".join(head + summary + lines))
 
     for name, script in plots:
-        gp = "\n".join([f"set terminal pngcairo size 800,500", f"set output '{os.path.join(a.out, 'bench', name)}'",
+        gp = "\n".join([f"set terminal pngcairo size 800,500 noenhanced", f"set output '{os.path.join(a.out, 'bench', name)}'",
                         "set grid"] + script) + "\n"
         subprocess.run(["gnuplot"], input=gp.encode(), check=True)
     return 0
