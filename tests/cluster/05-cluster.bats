@@ -69,7 +69,7 @@ teardown_file() {
 @test "down removes its processes, namespaces and links, and nothing else" {
 	local pids
 	pids=$(cat "$IBNET_CLUSTER_DIR"/run/*.pid)
-	ip link add ibnet-keepme type dummy
+	ip link add ibnet-keepme type bridge
 	run "$CLUSTER" down
 	assert_success
 	for pid in $pids; do
