@@ -97,3 +97,13 @@ setup() {
 	run assert_daemons_healthy
 	assert_success
 }
+
+@test "a node without the IB interface fails ipoib jobs with a sentence; tcp jobs still run" {
+	cluster_up -n 2 --plugin-args 'ib_iface=ib7'
+	run timeout 60 srun -N1 --transport=ipoib true
+	assert_failure
+	assert_output --partial "spank-ibnet: --transport=ipoib needs network interface ib7, which has no address on this node"
+	run timeout 60 srun -N1 --transport=tcp printenv SLURM_IBNET_TRANSPORT
+	assert_success
+	assert_output tcp
+}
