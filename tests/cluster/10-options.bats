@@ -2,16 +2,9 @@
 # The user's story on a real 4-node Slurm cluster: every way to ask for a
 # transport, and what the batch script and the tasks on every node saw.
 
+CLUSTER_NODES=4
 load ../helpers/common
 load ../helpers/cluster
-
-setup_file() {
-	cluster_up -n 4
-}
-
-teardown_file() {
-	cluster_down
-}
 
 # A batch script printing, for itself and each task, what the plugin set.
 report_script() {

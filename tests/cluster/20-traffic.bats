@@ -3,16 +3,9 @@
 # the receiving node (root-side veth ends). Simulated: ib0 is a veth network
 # and librspreload falls back to kernel TCP, but the choice of network is real.
 
+CLUSTER_NODES=2
 load ../helpers/common
 load ../helpers/cluster
-
-setup_file() {
-	cluster_up -n 2
-}
-
-teardown_file() {
-	cluster_down
-}
 
 # transfer TRANSPORT: 20 MB from c1-1 to the job's second host by its
 # SLURM_IBNET_HOSTS name; prints "ETH_DELTA IB_DELTA" for c1-2. iperf3 -n

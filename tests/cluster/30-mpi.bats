@@ -3,16 +3,9 @@
 # each transport; the library itself reports its all-to-all algorithm
 # through MPI_T (tests/programs/alltoall_probe.c).
 
+CLUSTER_NODES=3
 load ../helpers/common
 load ../helpers/cluster
-
-setup_file() {
-	cluster_up -n 3
-}
-
-teardown_file() {
-	cluster_down
-}
 
 mpi_job() {
 	{

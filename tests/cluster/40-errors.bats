@@ -2,16 +2,9 @@
 # Bad input from users and admins on the real cluster: refused before
 # queueing with the plugin's message; no daemon crashes; no node drained.
 
+CLUSTER_NODES=2
 load ../helpers/common
 load ../helpers/cluster
-
-setup_file() {
-	cluster_up -n 2
-}
-
-teardown_file() {
-	cluster_down
-}
 
 setup() {
 	printf '#!/bin/bash\necho ran\n' > "$BATS_TEST_TMPDIR/job.sh"

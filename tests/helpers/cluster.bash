@@ -6,6 +6,13 @@ export IBNET_CLUSTER_DIR=${IBNET_CLUSTER_DIR:-$REPO/.cluster}
 export SLURM_CONF=$IBNET_CLUSTER_DIR/slurm.conf
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
+# A test file with CLUSTER_NODES set before "load ../helpers/cluster" gets a
+# cluster of that size for its tests, taken down at the end even on failure.
+if [ -n "${CLUSTER_NODES:-}" ]; then
+	setup_file() { cluster_up -n "$CLUSTER_NODES"; }
+	teardown_file() { cluster_down; }
+fi
+
 cluster_up() {
 	"$CLUSTER" up "$@" >/dev/null
 }
