@@ -170,7 +170,6 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	enum ibnet_transport t;
 	bool ordered;
 
-	(void)sp;
 	(void)ac;
 	(void)av;
 	if (!cfg_loaded || spank_remote(sp))
