@@ -247,7 +247,10 @@ static char *apply_regex(const struct ibnet_rule *rule, const char *node,
 	const char *r;
 	int ok = 0;
 
-	if (tre_regexec(&rule->re, node, rule->re.re_nsub + 1, m, 0) != 0) {
+	/* Groups past \9 cannot be referenced: never ask for more slots than m has. */
+	size_t nmatch = rule->re.re_nsub + 1 < 10 ? rule->re.re_nsub + 1 : 10;
+
+	if (tre_regexec(&rule->re, node, nmatch, m, 0) != 0) {
 		ibnet_err_set(err, IBNET_PREFIX "ib_hostname rule %s does not match node name %s",
 			      ibnet_quote(rule->spec), ibnet_quote(node));
 		return NULL;
