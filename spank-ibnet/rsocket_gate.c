@@ -1,7 +1,7 @@
 /*
  * rsocket_gate.c - preloaded before librspreload in --transport=rsocket jobs.
  *
- * librspreload (rdma-core) replaces 27 socket and I/O calls of every program
+ * librspreload (rdma-core) replaces 26 socket and I/O calls of every program
  * it is preloaded into. That is what the Linda executables need, and what
  * most other programs of a job must be spared, for reasons found in
  * rdma-core 44 (Debian 12):
@@ -16,7 +16,7 @@
  * - On a real RDMA network, Slurm's own commands would try rsockets towards
  *   daemons that do not speak them, and fall back slowly.
  *
- * So this library defines the same 27 calls ahead of librspreload. For a
+ * So this library defines the same 26 calls ahead of librspreload. For a
  * program whose name matches SLURM_IBNET_RSOCKET_PROGRAMS (comma-separated
  * fnmatch patterns; default "*.exel", Gaussian's Linda executables) each
  * call goes on to librspreload, and the constructor fills librspreload's

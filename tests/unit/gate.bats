@@ -89,3 +89,11 @@ select_reaches_rpoll() {
 	assert_line 'spank-ibnet rsgate: bash: sockets through librspreload'
 	assert_line hi
 }
+
+@test "the gate defines every call librspreload replaces, so none slips past it" {
+	run bash -c "comm -23 <(nm -D --defined-only '$RSPRELOAD' | awk '\$2 == \"T\" { print \$3 }' | sort) \
+		<(nm -D --defined-only '$RSGATE' | awk '\$2 == \"T\" { print \$3 }' | sort)"
+	assert_success
+	assert_output ''
+	[ "$(nm -D --defined-only "$RSPRELOAD" | awk '$2 == "T"' | wc -l)" -ge 20 ]
+}
