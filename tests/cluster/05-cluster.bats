@@ -58,6 +58,22 @@ teardown_file() {
 	fi
 }
 
+@test "wait returns when a job is done, and cancels one past its limit" {
+	local jid
+	jid=$(sbatch --parsable -N1 -o /dev/null --wrap 'sleep 1')
+	run "$CLUSTER" wait "$jid" 60
+	assert_success
+	jid=$(sbatch --parsable -N1 -o /dev/null --wrap 'sleep 120')
+	run "$CLUSTER" wait "$jid" 2
+	assert_failure
+	assert_output "ibnet-cluster: job $jid still queued after 2 s; cancelled"
+	run "$CLUSTER" wait "$jid" 30
+	assert_success
+	run "$CLUSTER" wait notajob
+	assert_failure
+	assert_output --partial "expected a job id, not 'notajob'"
+}
+
 @test "up refuses when another cluster owns the names, and leaves it running" {
 	IBNET_CLUSTER_DIR=$BATS_TEST_TMPDIR/other run "$CLUSTER" up -n 2
 	assert_failure

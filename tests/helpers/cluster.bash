@@ -21,25 +21,13 @@ cluster_down() {
 	"$CLUSTER" down >/dev/null 2>&1 || true
 }
 
-# wait_job JOBID: until the job leaves the queue, at most 180 s.
-wait_job() {
-	local i
-	for i in $(seq 1 360); do
-		[ -z "$(squeue -h -j "$1" 2>/dev/null)" ] && return 0
-		sleep 0.5
-	done
-	echo "job $1 still queued after 180 s" >&2
-	scancel "$1" 2>/dev/null || true
-	return 1
-}
-
 # batch OUTFILE SBATCH-ARGS... : submit, wait, print the output; status is
 # 0 only if the job COMPLETED.
 batch() {
 	local out=$1 jid state
 	shift
 	jid=$(sbatch --parsable -o "$out" "$@") || return 1
-	wait_job "$jid" || return 1
+	"$CLUSTER" wait "$jid" 180 || return 1
 	cat "$out"
 	state=$(sacct_state "$jid")
 	[ "$state" = COMPLETED ]
