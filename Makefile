@@ -3,13 +3,12 @@
 #   make            build the plugin, the rsocket gate and ibnet-hosts
 #   make test       install missing packages, build, run every test
 #   make demo       install missing packages, build, start the test cluster, run a job
-#   make install    PREFIX=/usr/local DESTDIR= SLURM_PLUGIN_DIR=... SYSCONFDIR=/etc/slurm
+#   make install    PREFIX=/usr/local DESTDIR= SLURM_PLUGIN_DIR=...  (enables nothing)
 
 PREFIX           ?= /usr/local
 LIBDIR           ?= $(PREFIX)/lib
 BINDIR           ?= $(PREFIX)/bin
 MANDIR           ?= $(PREFIX)/share/man
-SYSCONFDIR       ?= /etc/slurm
 SLURM_PLUGIN_DIR ?= $(LIBDIR)/slurm
 GATE_DIR         ?= $(LIBDIR)/spank-ibnet
 # Lmod module, Lua library and Gaussian scripts, laid out as in the source tree.
@@ -25,7 +24,7 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(DEFS) $(CFLAGS)
 B   = build
 SRC = spank-ibnet
 # The decision layer: no Slurm, shared by the plugin and ibnet-hosts.
-CORE = ibnet_util ibnet_hostlist ibnet_rule ibnet_config ibnet_env ibnet_probe
+CORE = ibnet_util ibnet_hostlist ibnet_rule ibnet_config ibnet_request ibnet_env ibnet_probe
 CORE_PIC = $(CORE:%=$(B)/pic/%.o)
 CORE_OBJ = $(CORE:%=$(B)/obj/%.o)
 
@@ -54,7 +53,7 @@ $(B)/pic $(B)/obj:
 # Slurm's symbols (slurm_error, spank_*) come from the process loading us.
 $(PLUGIN): $(B)/pic/spank_ibnet.o $(CORE_PIC)
 	$(CC) -shared -o $@ $^ -ltre
-$(GATE): $(SRC)/rsocket_gate.c | $(B)/pic
+$(GATE): $(SRC)/rsocket_gate.c $(SRC)/rspreload_calls.h | $(B)/pic
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< -ldl
 $(TOOL): $(B)/obj/ibnet_hosts.o $(CORE_OBJ)
 	$(CC) -o $@ $^ -ltre
@@ -87,7 +86,7 @@ $(B)/bench/linda_farm.exel: scripts/bench/linda_farm.c
 
 install: all
 	install -d $(DESTDIR)$(SLURM_PLUGIN_DIR) $(DESTDIR)$(GATE_DIR) $(DESTDIR)$(BINDIR) \
-	    $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SYSCONFDIR)/plugstack.conf.d
+	    $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(PLUGIN) $(DESTDIR)$(SLURM_PLUGIN_DIR)/spank_ibnet.so
 	install -m 0755 $(GATE) $(DESTDIR)$(GATE_DIR)/libibnet-rsgate.so
 	install -m 0755 $(TOOL) $(DESTDIR)$(BINDIR)/ibnet-hosts
@@ -102,12 +101,10 @@ install: all
 	ln -sf g16 $(DESTDIR)$(DATADIR)/scripts/gaussian-ib-bin/g09
 	ln -sf $(DATADIR)/scripts/gaussian-ib-setup $(DESTDIR)$(BINDIR)/gaussian-ib-setup
 	ln -sf $(DATADIR)/scripts/gaussian-ib-input $(DESTDIR)$(BINDIR)/gaussian-ib-input
-	@if [ -e $(DESTDIR)$(SYSCONFDIR)/plugstack.conf.d/ibnet.conf ]; then \
-	    echo "keeping existing $(DESTDIR)$(SYSCONFDIR)/plugstack.conf.d/ibnet.conf"; \
-	else \
-	    sed 's|@SLURM_PLUGIN_DIR@|$(SLURM_PLUGIN_DIR)|' docs/ibnet.conf.example \
-	        > $(DESTDIR)$(SYSCONFDIR)/plugstack.conf.d/ibnet.conf; \
-	fi
+	# The example is data, not configuration: installing enables nothing.
+	sed -e 's|@SLURM_PLUGIN_DIR@|$(SLURM_PLUGIN_DIR)|' -e 's|@DATADIR@|$(DATADIR)|' \
+	    docs/ibnet.conf.example > $(DESTDIR)$(DATADIR)/ibnet.conf
+	chmod 0644 $(DESTDIR)$(DATADIR)/ibnet.conf
 
 uninstall:
 	rm -f $(DESTDIR)$(SLURM_PLUGIN_DIR)/spank_ibnet.so $(DESTDIR)$(GATE_DIR)/libibnet-rsgate.so \

@@ -7,6 +7,7 @@
 #include <string.h>
 
 static const char *const transport_names[IBNET_TRANSPORT_COUNT] = {
+	[IBNET_NONE] = "none",
 	[IBNET_TCP] = "tcp",
 	[IBNET_IPOIB] = "ipoib",
 	[IBNET_RSOCKET] = "rsocket",
@@ -41,10 +42,10 @@ int ibnet_transport_check_allowed(const struct ibnet_config *cfg,
 	char *list;
 	int i;
 
-	if (cfg->allowed[t])
+	if (t == IBNET_NONE || cfg->allowed[t])
 		return 0;
 	for (i = 0; i < IBNET_TRANSPORT_COUNT; i++)
-		if (cfg->allowed[i])
+		if (i != IBNET_NONE && cfg->allowed[i])
 			ibnet_strvec_push(&names, transport_names[i]);
 	list = ibnet_strvec_join(&names, ", ");
 	ibnet_err_set(err, IBNET_PREFIX "%s=%s is not allowed on this cluster (allowed: %s)",
@@ -54,13 +55,44 @@ int ibnet_transport_check_allowed(const struct ibnet_config *cfg,
 	return -1;
 }
 
-/* An interface name as the kernel allows it (IFNAMSIZ - 1 characters). */
+int ibnet_alltoall_parse_env(const char *value, bool *ordered, struct ibnet_err *err)
+{
+	if (value && (strcmp(value, "ordered") == 0 || strcmp(value, "default") == 0)) {
+		*ordered = strcmp(value, "ordered") == 0;
+		return 0;
+	}
+	ibnet_err_set(err, IBNET_PREFIX "invalid SLURM_IBNET_ALLTOALL %s "
+		      "(expected ordered or default)", ibnet_quote(value));
+	return -1;
+}
+
+/*
+ * One interface name, or a shell pattern of names (eno*, ens[0-9]f0), as
+ * the kernel allows names: IFNAMSIZ - 1 characters.
+ */
+static bool iface_item_valid(const char *s, size_t n)
+{
+	return n >= 1 && n <= 15 && strspn(s, "abcdefghijklmnopqrstuvwxyz"
+					   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-*?[]") >= n;
+}
+
+/* eth_iface, ib_iface: a comma list of names or patterns, first present wins. */
 static bool iface_valid(const char *s)
 {
-	size_t n = strlen(s);
+	size_t n = strlen(s), items = 0;
 
-	return n >= 1 && n <= 15 && strspn(s, "abcdefghijklmnopqrstuvwxyz"
-					   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-") == n;
+	if (n == 0 || n > 256)
+		return false;
+	while (*s) {
+		size_t len = strcspn(s, ",");
+
+		if (!iface_item_valid(s, len) || ++items > 16)
+			return false;
+		s += len;
+		if (*s && !*++s)
+			return false;	/* a trailing comma */
+	}
+	return true;
 }
 
 /* rdma_device: an HCA name with an optional port, e.g. mlx5_0:1. */
@@ -160,7 +192,8 @@ static int apply_key(struct ibnet_config *cfg, const char *key, const char *valu
 	}
 	if (strcmp(key, "eth_iface") == 0 || strcmp(key, "ib_iface") == 0)
 		return set_checked(key[0] == 'e' ? &cfg->eth_iface : &cfg->ib_iface, key,
-				   value, iface_valid, "a network interface name", err);
+				   value, iface_valid, "a comma list of up to 16 network interface "
+				   "names or patterns, such as eno1,ens*f0", err);
 	if (strcmp(key, "rspreload") == 0)
 		return set_path(&cfg->rspreload, key, value, err);
 	if (strcmp(key, "rsgate") == 0)
@@ -201,7 +234,7 @@ int ibnet_config_parse(struct ibnet_config *cfg, int argc, char **argv,
 	int i;
 
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->default_transport = IBNET_TCP;
+	cfg->default_transport = IBNET_NONE;
 	for (i = 0; i < IBNET_TRANSPORT_COUNT; i++)
 		cfg->allowed[i] = true;
 	cfg->eth_iface = strdup("eth0");
@@ -239,7 +272,7 @@ int ibnet_config_parse(struct ibnet_config *cfg, int argc, char **argv,
 	}
 	if (!cfg->ib_rule && !(cfg->ib_rule = ibnet_rule_parse(IBNET_RULE_DEFAULT, err)))
 		goto fail;
-	if (!cfg->allowed[cfg->default_transport]) {
+	if (cfg->default_transport != IBNET_NONE && !cfg->allowed[cfg->default_transport]) {
 		ibnet_err_set(err, IBNET_PREFIX "plugstack.conf: default_transport=%s is not in allowed=",
 			      ibnet_transport_name(cfg->default_transport));
 		goto fail;
@@ -250,6 +283,19 @@ nomem:
 fail:
 	ibnet_config_free(cfg);
 	return -1;
+}
+
+int ibnet_config_default_transport(int argc, char **argv, enum ibnet_transport *t)
+{
+	static const char key[] = "default_transport=";
+	int i;
+
+	*t = IBNET_NONE;
+	for (i = 0; i < argc; i++)
+		if (strncmp(argv[i], key, sizeof(key) - 1) == 0 &&
+		    ibnet_transport_parse(argv[i] + sizeof(key) - 1, key, t, NULL) < 0)
+			return -1;
+	return 0;
 }
 
 void ibnet_config_free(struct ibnet_config *cfg)

@@ -13,14 +13,20 @@
 #include "ibnet_rule.h"
 #include "ibnet_util.h"
 
+/*
+ * IBNET_NONE is the default: a job that asks for nothing gets nothing. It
+ * is always allowed (a user can always decline), and the only transport a
+ * step can fall back to without a user or admin choosing it.
+ */
 enum ibnet_transport {
+	IBNET_NONE,
 	IBNET_TCP,
 	IBNET_IPOIB,
 	IBNET_RSOCKET,
 	IBNET_TRANSPORT_COUNT
 };
 
-#define IBNET_TRANSPORTS_EXPECTED "rsocket, ipoib or tcp"
+#define IBNET_TRANSPORTS_EXPECTED "rsocket, ipoib, tcp or none"
 
 const char *ibnet_transport_name(enum ibnet_transport t);
 
@@ -51,7 +57,7 @@ struct ibnet_config {
 	char *rspreload;	/* admin's path; NULL: search IBNET_RSPRELOAD_SEARCH */
 	char *rsgate;		/* our rsocket gate library */
 	struct ibnet_rule *ib_rule;
-	char *eth_iface;
+	char *eth_iface;	/* comma list of names or fnmatch patterns */
 	char *ib_iface;
 	char *rsocket_programs;	/* comma list of fnmatch patterns */
 	char *rdma_device;	/* e.g. mlx5_0:1; NULL: let the MPI choose */
@@ -61,6 +67,18 @@ struct ibnet_config {
 int ibnet_config_parse(struct ibnet_config *cfg, int argc, char **argv,
 		       struct ibnet_err *err);
 void ibnet_config_free(struct ibnet_config *cfg);
+
+/* SLURM_IBNET_ALLTOALL: ordered or default. */
+int ibnet_alltoall_parse_env(const char *value, bool *ordered, struct ibnet_err *err);
+
+/*
+ * The site default, read on its own from plugstack.conf arguments that
+ * failed to parse as a whole: a node with a broken configuration still
+ * knows whether a job that asked for nothing may run untouched. Returns
+ * 0 and sets *t (IBNET_NONE if the key is absent), or -1 if the key is
+ * there but unreadable.
+ */
+int ibnet_config_default_transport(int argc, char **argv, enum ibnet_transport *t);
 
 /* Refuse a transport the site does not allow, naming the allowed ones. */
 int ibnet_transport_check_allowed(const struct ibnet_config *cfg,

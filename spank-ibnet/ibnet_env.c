@@ -9,14 +9,17 @@
 
 #include "ibnet_hostlist.h"
 
+#define T_NONE (1u << IBNET_NONE)
 #define T_TCP (1u << IBNET_TCP)
 #define T_IPOIB (1u << IBNET_IPOIB)
 #define T_RSOCKET (1u << IBNET_RSOCKET)
-#define T_ALL (T_TCP | T_IPOIB | T_RSOCKET)
+/* Every transport that names a network; "none" sets only the all-to-all. */
+#define T_NET (T_TCP | T_IPOIB | T_RSOCKET)
+#define T_ANY (T_NET | T_NONE)
 
 enum value_kind {
 	V_LITERAL,	/* the literal below */
-	V_IFACE,	/* eth_iface for tcp, ib_iface for ipoib and rsocket */
+	V_IFACE,	/* the interface found on the node from eth_iface (tcp) or ib_iface */
 	V_RDMA_DEVICE,	/* rdma_device as given (mlx5_0:1); skipped when unset */
 	V_RDMA_HCA,	/* rdma_device without its port (mlx5_0); skipped when unset */
 };
@@ -39,25 +42,27 @@ static const struct env_rule {
 	const char *literal;
 } env_rules[] = {
 	/* Open MPI 4.1: TCP BTL and runtime (oob) traffic. */
-	{ "OMPI_MCA_btl_tcp_if_include", T_ALL, false, V_IFACE, NULL },
-	{ "OMPI_MCA_oob_tcp_if_include", T_ALL, false, V_IFACE, NULL },
+	{ "OMPI_MCA_btl_tcp_if_include", T_NET, false, V_IFACE, NULL },
+	{ "OMPI_MCA_oob_tcp_if_include", T_NET, false, V_IFACE, NULL },
+	/* Open MPI 5 (not tested here): its runtime is PRRTE, which reads its own prefix. */
+	{ "PRTE_MCA_oob_tcp_if_include", T_NET, false, V_IFACE, NULL },
 	/* Open MPI 4.1 coll/tuned: 2 = pairwise. */
-	{ "OMPI_MCA_coll_tuned_use_dynamic_rules", T_ALL, true, V_LITERAL, "1" },
-	{ "OMPI_MCA_coll_tuned_alltoall_algorithm", T_ALL, true, V_LITERAL, "2" },
+	{ "OMPI_MCA_coll_tuned_use_dynamic_rules", T_ANY, true, V_LITERAL, "1" },
+	{ "OMPI_MCA_coll_tuned_alltoall_algorithm", T_ANY, true, V_LITERAL, "2" },
 	/* MPICH 4 (ch4:ucx): UCX devices, Hydra's interface, alltoall CVAR. */
 	{ "UCX_NET_DEVICES", T_TCP | T_IPOIB, false, V_IFACE, NULL },
 	{ "UCX_NET_DEVICES", T_RSOCKET, false, V_RDMA_DEVICE, NULL },
-	{ "HYDRA_IFACE", T_ALL, false, V_IFACE, NULL },
-	{ "MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM", T_ALL, true, V_LITERAL, "pairwise" },
+	{ "HYDRA_IFACE", T_NET, false, V_IFACE, NULL },
+	{ "MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM", T_ANY, true, V_LITERAL, "pairwise" },
 	/* Intel MPI 2019+ (not tested here): OFI over TCP, or its RDMA provider. */
-	{ "I_MPI_FABRICS", T_ALL, false, V_LITERAL, "shm:ofi" },
+	{ "I_MPI_FABRICS", T_NET, false, V_LITERAL, "shm:ofi" },
 	{ "I_MPI_OFI_PROVIDER", T_TCP | T_IPOIB, false, V_LITERAL, "tcp" },
 	{ "FI_TCP_IFACE", T_TCP | T_IPOIB, false, V_IFACE, NULL },
-	{ "I_MPI_HYDRA_IFACE", T_ALL, false, V_IFACE, NULL },
-	{ "I_MPI_ADJUST_ALLTOALL", T_ALL, true, V_LITERAL, "3" },	/* pairwise exchange */
+	{ "I_MPI_HYDRA_IFACE", T_NET, false, V_IFACE, NULL },
+	{ "I_MPI_ADJUST_ALLTOALL", T_ANY, true, V_LITERAL, "3" },	/* pairwise exchange */
 	/* MVAPICH2 (not tested here): verbs only, so only the HCA and alltoall. */
 	{ "MV2_IBA_HCA", T_RSOCKET, false, V_RDMA_HCA, NULL },
-	{ "MV2_ALLTOALL_TUNING", T_ALL, true, V_LITERAL, "3" },	/* ALLTOALL_PAIRWISE_MV2 */
+	{ "MV2_ALLTOALL_TUNING", T_ANY, true, V_LITERAL, "3" },	/* ALLTOALL_PAIRWISE_MV2 */
 };
 
 #define MANAGED_VAR "SLURM_IBNET_MANAGED"
@@ -73,6 +78,7 @@ void ibnet_env_plan_free(struct ibnet_env_plan *plan)
 	}
 	free(plan->ops);
 	ibnet_strvec_free(&plan->too_long);
+	ibnet_strvec_free(&plan->notes);
 	memset(plan, 0, sizeof(*plan));
 }
 
@@ -82,6 +88,7 @@ struct planner {
 	ibnet_env_lookup_fn lookup;
 	void *ctx;
 	struct ibnet_strvec managed;	/* NAME:HASH entries for the new plan */
+	struct ibnet_strvec users;	/* names the job took over: never touched */
 	bool nomem;
 };
 
@@ -156,6 +163,8 @@ static void put_managed(struct planner *pl, const char *name, const char *value)
 {
 	char entry[160];
 
+	if (ibnet_strvec_contains(&pl->users, name))
+		return;		/* the job changed or unset it after us: theirs */
 	if (!fits(name, value)) {
 		if (ibnet_strvec_push(&pl->plan->too_long, name) < 0)
 			pl->nomem = true;
@@ -173,6 +182,8 @@ static void put_changed(struct planner *pl, const char *name, const char *user_v
 {
 	char oname[160];
 
+	if (ibnet_strvec_contains(&pl->users, name))
+		return;
 	if (!fits(name, value)) {
 		if (ibnet_strvec_push(&pl->plan->too_long, name) < 0)
 			pl->nomem = true;
@@ -187,6 +198,28 @@ static bool env_name_valid(const char *s, size_t n)
 {
 	return n >= 1 && n <= 100 &&
 	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") >= n;
+}
+
+/*
+ * The job took name over (changed or unset it after the plugin set it):
+ * remember it for this step and every later one, and say so once.
+ */
+static void hand_over(struct planner *pl, const char *name, const char *how)
+{
+	char entry[160], note[200];
+
+	if (ibnet_strvec_contains(&pl->users, name))
+		return;
+	snprintf(entry, sizeof(entry), "%.100s:-", name);
+	if (ibnet_strvec_push(&pl->users, name) < 0 ||
+	    ibnet_strvec_push(&pl->managed, entry) < 0)
+		pl->nomem = true;
+	if (how) {
+		snprintf(note, sizeof(note), "%.100s %s by the job after spank-ibnet set it: "
+			 "left as the job has it", name, how);
+		if (ibnet_strvec_push(&pl->plan->notes, note) < 0)
+			pl->nomem = true;
+	}
 }
 
 /* Undo what an earlier step of this job set, where the user has not since. */
@@ -211,12 +244,18 @@ static void undo_previous(struct planner *pl)
 		if (!colon || !env_name_valid(entries.v[i], (size_t)(colon - entries.v[i])))
 			continue;
 		*colon = '\0';
+		if (strcmp(colon + 1, "-") == 0) {
+			hand_over(pl, entries.v[i], NULL);	/* taken over in an earlier step */
+			continue;
+		}
 		hash = strtoul(colon + 1, NULL, 16);
 		orig_name(oname, sizeof(oname), entries.v[i]);
 		cur = pl->lookup(pl->ctx, entries.v[i]);
 		orig = pl->lookup(pl->ctx, oname);
 		if (cur && ibnet_hash(cur) == hash)
 			put(pl, entries.v[i], orig);
+		else
+			hand_over(pl, entries.v[i], cur ? "was changed" : "was unset");
 		if (orig)
 			put(pl, oname, NULL);
 	}
@@ -225,13 +264,13 @@ static void undo_previous(struct planner *pl)
 }
 
 static const char *rule_value(const struct env_rule *r, const struct ibnet_config *cfg,
-			      enum ibnet_transport t, char *buf, size_t len)
+			      const struct ibnet_job *job, char *buf, size_t len)
 {
 	switch (r->kind) {
 	case V_LITERAL:
 		return r->literal;
 	case V_IFACE:
-		return t == IBNET_TCP ? cfg->eth_iface : cfg->ib_iface;
+		return job->iface;
 	case V_RDMA_DEVICE:
 		return cfg->rdma_device;
 	case V_RDMA_HCA:
@@ -375,6 +414,23 @@ static int plan_wdef(struct planner *pl, const struct ibnet_config *cfg,
 	return 0;
 }
 
+/*
+ * The plugin's own SLURM_IBNET_* variables. A step that gets nothing
+ * (transport none, default all-to-all) adds none of them; it only corrects
+ * those an earlier step left, so they never describe a network the step
+ * does not have.
+ */
+static void put_bookkeeping(struct planner *pl, bool untouched, const char *name,
+			    const char *value)
+{
+	const char *cur = view_get(pl, name);
+
+	if (untouched && !cur)
+		return;
+	if (!cur || !value || strcmp(cur, value) != 0)
+		put(pl, name, value);
+}
+
 int ibnet_env_plan_build(const struct ibnet_config *cfg, const struct ibnet_job *job,
 			 ibnet_env_lookup_fn lookup, void *ctx,
 			 struct ibnet_env_plan *plan, struct ibnet_err *err)
@@ -382,14 +438,21 @@ int ibnet_env_plan_build(const struct ibnet_config *cfg, const struct ibnet_job 
 	struct planner pl = { .plan = plan, .lookup = lookup, .ctx = ctx };
 	struct ibnet_strvec hosts = { 0 }, net_hosts = { 0 };
 	unsigned tbit = 1u << job->transport;
+	bool network = job->transport != IBNET_NONE;
+	bool untouched = !network && !job->ordered_alltoall;
 	char *list = NULL;
 	size_t i;
 	int rc = -1;
 
 	memset(plan, 0, sizeof(*plan));
+	if (network && !job->iface) {
+		ibnet_err_set(err, IBNET_PREFIX "--transport=%s: no network interface was chosen",
+			      ibnet_transport_name(job->transport));
+		return -1;
+	}
 	undo_previous(&pl);
 
-	if (job->nodelist) {
+	if (network && job->nodelist) {
 		if (ibnet_hostlist_expand(job->nodelist, &hosts, err) < 0)
 			goto out;
 		if (job->transport == IBNET_TCP) {
@@ -400,16 +463,22 @@ int ibnet_env_plan_build(const struct ibnet_config *cfg, const struct ibnet_job 
 		}
 	}
 
-	/* The plugin's own variables always say what this step got. */
-	put(&pl, "SLURM_IBNET_TRANSPORT", ibnet_transport_name(job->transport));
-	put(&pl, "SLURM_IBNET_ALLTOALL", job->ordered_alltoall ? "ordered" : "default");
-	if (!(list = ibnet_strvec_join(&net_hosts, ",")))
-		goto nomem;
-	if (fits("SLURM_IBNET_HOSTS", list)) {
-		put(&pl, "SLURM_IBNET_HOSTS", list);
+	/* The plugin's own variables say what this step got. */
+	put_bookkeeping(&pl, untouched, "SLURM_IBNET_TRANSPORT", ibnet_transport_name(job->transport));
+	put_bookkeeping(&pl, untouched, "SLURM_IBNET_ALLTOALL",
+			job->ordered_alltoall ? "ordered" : "default");
+	if (!network) {
+		put_bookkeeping(&pl, true, "SLURM_IBNET_HOSTS", NULL);
 	} else {
-		put(&pl, "SLURM_IBNET_HOSTS", NULL);
-		ibnet_strvec_push(&plan->too_long, "SLURM_IBNET_HOSTS");
+		if (!(list = ibnet_strvec_join(&net_hosts, ",")))
+			goto nomem;
+		if (fits("SLURM_IBNET_HOSTS", list)) {
+			put(&pl, "SLURM_IBNET_HOSTS", list);
+		} else {
+			put(&pl, "SLURM_IBNET_HOSTS", NULL);
+			if (ibnet_strvec_push(&plan->too_long, "SLURM_IBNET_HOSTS") < 0)
+				goto nomem;
+		}
 	}
 
 	for (i = 0; i < sizeof(env_rules) / sizeof(env_rules[0]); i++) {
@@ -419,7 +488,7 @@ int ibnet_env_plan_build(const struct ibnet_config *cfg, const struct ibnet_job 
 
 		if (!(r->transports & tbit) || (r->ordered_only && !job->ordered_alltoall))
 			continue;
-		value = rule_value(r, cfg, job->transport, buf, sizeof(buf));
+		value = rule_value(r, cfg, job, buf, sizeof(buf));
 		if (value && !view_get(&pl, r->name))
 			put_managed(&pl, r->name, value);
 	}
@@ -430,7 +499,7 @@ int ibnet_env_plan_build(const struct ibnet_config *cfg, const struct ibnet_job 
 			put_managed(&pl, "SLURM_IBNET_RSOCKET_PROGRAMS", cfg->rsocket_programs);
 	}
 
-	if (plan_wdef(&pl, cfg, job, &net_hosts, err) < 0)
+	if (network && plan_wdef(&pl, cfg, job, &net_hosts, err) < 0)
 		goto out;
 
 	if (pl.managed.n) {
@@ -454,5 +523,46 @@ out:
 	ibnet_strvec_free(&hosts);
 	ibnet_strvec_free(&net_hosts);
 	ibnet_strvec_free(&pl.managed);
+	ibnet_strvec_free(&pl.users);
 	return rc;
+}
+
+char *ibnet_env_plan_describe(const struct ibnet_job *job, const struct ibnet_env_plan *plan)
+{
+	struct ibnet_buf b = { 0 };
+	char part[256];
+	size_t i;
+
+	snprintf(part, sizeof(part), "transport=%s (%s), alltoall=%s (%s)",
+		 ibnet_transport_name(job->transport),
+		 job->transport_source ? job->transport_source : "?",
+		 job->ordered_alltoall ? "ordered" : "default",
+		 job->alltoall_source ? job->alltoall_source : "?");
+	ibnet_buf_adds(&b, part);
+	if (job->iface) {
+		ibnet_buf_adds(&b, ", interface ");
+		ibnet_buf_adds(&b, job->iface);
+	}
+	if (job->rsgate_path && job->rspreload_path) {
+		ibnet_buf_adds(&b, ", preload ");
+		ibnet_buf_adds(&b, job->rsgate_path);
+		ibnet_buf_adds(&b, ":");
+		ibnet_buf_adds(&b, job->rspreload_path);
+	}
+	if (plan->n == 0) {
+		ibnet_buf_adds(&b, "; environment untouched");
+	} else {
+		snprintf(part, sizeof(part), "; %zu environment change%s", plan->n,
+			 plan->n == 1 ? "" : "s");
+		ibnet_buf_adds(&b, part);
+	}
+	for (i = 0; i < plan->notes.n; i++) {
+		ibnet_buf_adds(&b, "; ");
+		ibnet_buf_adds(&b, plan->notes.v[i]);
+	}
+	for (i = 0; i < plan->too_long.n; i++) {
+		ibnet_buf_adds(&b, "; not set (too long): ");
+		ibnet_buf_adds(&b, plan->too_long.v[i]);
+	}
+	return ibnet_buf_take(&b);
 }

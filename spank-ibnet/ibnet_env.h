@@ -14,8 +14,15 @@
  * original value of a changed variable in SLURM_IBNET_ORIG_<NAME>. A later
  * step (srun --transport=tcp inside an rsocket job) first undoes exactly
  * those entries whose value still has the recorded hash, then applies its
- * own; a variable the user changed after us has a different hash and is
- * theirs from then on.
+ * own. A variable the user changed or unset after us is theirs for the
+ * rest of the job: it is recorded as NAME:- and never set, changed or
+ * removed again (an "unset LD_PRELOAD" in a batch script holds for every
+ * later srun).
+ *
+ * Transport "none" with the default all-to-all plans nothing at all: the
+ * step's environment is exactly what it would be without the plugin. Only
+ * where an earlier step of the job left its own bookkeeping does "none" undo
+ * it and say so in SLURM_IBNET_TRANSPORT.
  */
 #ifndef IBNET_ENV_H
 #define IBNET_ENV_H
@@ -34,7 +41,10 @@ typedef const char *(*ibnet_env_lookup_fn)(void *ctx, const char *name);
 struct ibnet_job {
 	enum ibnet_transport transport;
 	bool ordered_alltoall;
-	const char *nodelist;		/* SLURM_JOB_NODELIST; NULL: no hosts */
+	const char *transport_source;	/* "--transport", "SLURM_IBNET_TRANSPORT", ... */
+	const char *alltoall_source;
+	const char *iface;		/* the interface ibnet_probe found; NULL for none */
+	const char *nodelist;		/* the job's nodes; NULL: no hosts */
 	const char *rspreload_path;	/* resolved by ibnet_probe, for rsocket */
 	const char *rsgate_path;
 };
@@ -50,12 +60,20 @@ struct ibnet_env_plan {
 	size_t cap;
 	/* Variables left out because they would exceed IBNET_ENV_STRING_MAX. */
 	struct ibnet_strvec too_long;
+	/* Decisions worth a log line: variables left to the job, and why. */
+	struct ibnet_strvec notes;
 };
 
 int ibnet_env_plan_build(const struct ibnet_config *cfg, const struct ibnet_job *job,
 			 ibnet_env_lookup_fn lookup, void *ctx,
 			 struct ibnet_env_plan *plan, struct ibnet_err *err);
 void ibnet_env_plan_free(struct ibnet_env_plan *plan);
+
+/*
+ * One line for the node's log: what the step got and where each choice
+ * came from. Returns a malloc'd string, or NULL when out of memory.
+ */
+char *ibnet_env_plan_describe(const struct ibnet_job *job, const struct ibnet_env_plan *plan);
 
 /*
  * Rewrite a Linda worker list ("c1-1:2,c1-2") to IB names, keeping ":N".

@@ -19,14 +19,15 @@
 #include "ibnet_env.h"
 #include "ibnet_hostlist.h"
 #include "ibnet_probe.h"
+#include "ibnet_request.h"
 
 static void usage(FILE *fp)
 {
 	fputs("Usage: ibnet-hosts [--rule RULE | --config 'KEY=VALUE ...'] [--expand] HOSTLIST\n"
 	      "       ibnet-hosts --config 'KEY=VALUE ...' --check\n"
 	      "       ibnet-hosts [--config '...'] --probe\n"
-	      "       ibnet-hosts [--config '...'] --env --transport=T [--ordered-alltoall]\n"
-	      "                   [--nodelist HOSTLIST]\n"
+	      "       ibnet-hosts [--config '...'] --env [--transport=T] [--[no-]ordered-alltoall]\n"
+	      "                   [--nodelist HOSTLIST] [--iface NAME]\n"
 	      "\n"
 	      "Map a Slurm hostlist to IB host names with spank-ibnet's rules.\n"
 	      "  --rule RULE        s/REGEX/REPLACEMENT/ or file:PATH (default " IBNET_RULE_DEFAULT ")\n"
@@ -36,10 +37,15 @@ static void usage(FILE *fp)
 	      "  --check            check --config and print the settings it gives\n"
 	      "  --probe            print the librspreload and gate this node would preload\n"
 	      "  --env              print, as shell commands, the environment changes a job\n"
-	      "                     step would get, taking this environment as the job's\n"
-	      "  --transport T      rsocket, ipoib or tcp (with --env)\n"
-	      "  --ordered-alltoall (with --env)\n"
-	      "  --nodelist LIST    the job's nodes (with --env; default $SLURM_JOB_NODELIST)\n"
+	      "                     step would get, taking this environment as the job's,\n"
+	      "                     and the decision on stderr as the plugin logs it\n"
+	      "  --transport T      rsocket, ipoib, tcp or none (with --env; default\n"
+	      "                     $SLURM_IBNET_TRANSPORT, else default_transport)\n"
+	      "  --[no-]ordered-alltoall  (with --env; default $SLURM_IBNET_ALLTOALL)\n"
+	      "  --nodelist LIST    the job's nodes (with --env; default $SLURM_JOB_NODELIST, or\n"
+	      "                     every $SLURM_JOB_NODELIST_HET_GROUP_N of a heterogeneous job)\n"
+	      "  --iface NAME       the interface the node has (with --env; default: look for\n"
+	      "                     eth_iface or ib_iface on this machine, as the plugin does)\n"
 	      "  --repeat N         do the mapping (or --env plan) N times and print its median\n"
 	      "                     time on stderr, as the plugin would spend it\n",
 	      fp);
@@ -93,7 +99,7 @@ static int do_check(const struct ibnet_config *cfg)
 
 	printf("default_transport=%s\nallowed=", ibnet_transport_name(cfg->default_transport));
 	for (t = 0, first = 1; t < IBNET_TRANSPORT_COUNT; t++) {
-		if (cfg->allowed[t]) {
+		if (t != IBNET_NONE && cfg->allowed[t]) {
 			printf("%s%s", first ? "" : ",", ibnet_transport_name((enum ibnet_transport)t));
 			first = 0;
 		}
@@ -117,15 +123,29 @@ static int do_probe(const struct ibnet_config *cfg, struct ibnet_err *err)
 	return 0;
 }
 
-static int do_env(const struct ibnet_config *cfg, struct ibnet_job *job, int repeat,
-		  struct ibnet_err *err)
+static int do_env(const struct ibnet_config *cfg, const struct ibnet_options *opts,
+		  struct ibnet_job *job, const char *iface, int repeat, struct ibnet_err *err)
 {
 	struct ibnet_env_plan plan;
+	char found[IBNET_IFNAME_MAX];
+	char *summary;
 	size_t i;
 	int r;
 
-	if (ibnet_transport_check_allowed(cfg, job->transport, "--transport", err) < 0)
+	if (ibnet_request_resolve(cfg, opts, process_getenv, NULL, job, err) < 0)
 		return -1;
+	if (job->transport != IBNET_NONE) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "--transport=%s", ibnet_transport_name(job->transport));
+		if (iface)
+			job->iface = iface;
+		else if (ibnet_probe_iface(job->transport == IBNET_TCP ? cfg->eth_iface :
+					   cfg->ib_iface, why, found, err) < 0)
+			return -1;
+		else
+			job->iface = found;
+	}
 	if (job->transport == IBNET_RSOCKET) {
 		if (!(job->rspreload_path = ibnet_probe_rspreload(cfg, err)) ||
 		    !(job->rsgate_path = ibnet_probe_rsgate(cfg, err)))
@@ -150,6 +170,9 @@ static int do_env(const struct ibnet_config *cfg, struct ibnet_job *job, int rep
 	}
 	if (ibnet_env_plan_build(cfg, job, process_getenv, NULL, &plan, err) < 0)
 		return -1;
+	summary = ibnet_env_plan_describe(job, &plan);
+	fprintf(stderr, IBNET_PREFIX "%s\n", summary ? summary : "(out of memory)");
+	free(summary);
 	for (i = 0; i < plan.n; i++) {
 		if (plan.ops[i].value) {
 			printf("export %s=", plan.ops[i].name);
@@ -206,7 +229,7 @@ done:
 int main(int argc, char **argv)
 {
 	enum { OPT_RULE = 256, OPT_CONFIG, OPT_EXPAND, OPT_CHECK, OPT_PROBE, OPT_ENV, OPT_TRANSPORT,
-	       OPT_ORDERED, OPT_NODELIST, OPT_SEP, OPT_REPEAT, OPT_HELP };
+	       OPT_ORDERED, OPT_NO_ORDERED, OPT_NODELIST, OPT_IFACE, OPT_SEP, OPT_REPEAT, OPT_HELP };
 	static const struct option longopts[] = {
 		{ "rule", required_argument, NULL, OPT_RULE },
 		{ "config", required_argument, NULL, OPT_CONFIG },
@@ -216,7 +239,9 @@ int main(int argc, char **argv)
 		{ "env", no_argument, NULL, OPT_ENV },
 		{ "transport", required_argument, NULL, OPT_TRANSPORT },
 		{ "ordered-alltoall", no_argument, NULL, OPT_ORDERED },
+		{ "no-ordered-alltoall", no_argument, NULL, OPT_NO_ORDERED },
 		{ "nodelist", required_argument, NULL, OPT_NODELIST },
+		{ "iface", required_argument, NULL, OPT_IFACE },
 		{ "separator", required_argument, NULL, OPT_SEP },
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
 		{ "help", no_argument, NULL, OPT_HELP },
@@ -226,8 +251,9 @@ int main(int argc, char **argv)
 	struct ibnet_config cfg;
 	struct ibnet_strvec args = { 0 };
 	struct ibnet_job job = { 0 };
-	const char *rule = NULL, *config = "", *sep = ",";
-	int expand = 0, check = 0, probe = 0, env = 0, transport_given = 0, repeat = 0, c, rc = 1;
+	struct ibnet_options opts = { 0 };
+	const char *rule = NULL, *config = "", *sep = ",", *iface = NULL;
+	int expand = 0, check = 0, probe = 0, env = 0, repeat = 0, c, rc = 1;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
@@ -238,14 +264,19 @@ int main(int argc, char **argv)
 		case OPT_PROBE: probe = 1; break;
 		case OPT_ENV: env = 1; break;
 		case OPT_TRANSPORT:
-			if (ibnet_transport_parse(optarg, "--transport", &job.transport, &err) < 0) {
+			if (ibnet_transport_parse(optarg, "--transport", &opts.transport, &err) < 0) {
 				fprintf(stderr, "%s\n", err.msg);
 				return 2;
 			}
-			transport_given = 1;
+			opts.transport_given = true;
 			break;
-		case OPT_ORDERED: job.ordered_alltoall = true; break;
+		case OPT_ORDERED:
+		case OPT_NO_ORDERED:
+			opts.ordered = c == OPT_ORDERED;
+			opts.alltoall_given = true;
+			break;
 		case OPT_NODELIST: job.nodelist = optarg; break;
+		case OPT_IFACE: iface = optarg; break;
 		case OPT_SEP: sep = optarg; break;
 		case OPT_REPEAT:
 			repeat = atoi(optarg);
@@ -258,7 +289,7 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if ((env || check || probe) == (optind < argc) || (env && !transport_given) ||
+	if ((env || check || probe) == (optind < argc) ||
 	    (env + check + probe > 1) || (!env && !check && !probe && optind + 1 != argc)) {
 		usage(stderr);
 		return 2;
@@ -285,9 +316,12 @@ int main(int argc, char **argv)
 	else if (probe)
 		rc = do_probe(&cfg, &err);
 	else if (env) {
-		if (!job.nodelist)
-			job.nodelist = getenv("SLURM_JOB_NODELIST");
-		rc = do_env(&cfg, &job, repeat, &err);
+		char *nodelist = NULL;
+
+		if (!job.nodelist && ibnet_job_nodelist(process_getenv, NULL, &nodelist, &err) == 0)
+			job.nodelist = nodelist;
+		rc = err.msg[0] ? -1 : do_env(&cfg, &opts, &job, iface, repeat, &err);
+		free(nodelist);
 	} else
 		rc = do_map(&cfg, argv[optind], expand, sep, repeat, &err);
 	if (rc < 0)

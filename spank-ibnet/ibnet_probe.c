@@ -2,16 +2,27 @@
  * ibnet_probe.c - what this node has: librspreload, our gate, interfaces.
  */
 #include "ibnet_probe.h"
+#include "rspreload_calls.h"
 
+#include <elf.h>
+#include <fcntl.h>
+#include <fnmatch.h>
 #include <ifaddrs.h>
+#include <link.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const rspreload_search[] = { IBNET_RSPRELOAD_SEARCH, NULL };
+
+/* The librspreload found must be one the gate covers (below). */
 
 const char *ibnet_probe_rspreload(const struct ibnet_config *cfg, struct ibnet_err *err)
 {
@@ -19,14 +30,15 @@ const char *ibnet_probe_rspreload(const struct ibnet_config *cfg, struct ibnet_e
 
 	if (cfg->rspreload) {
 		if (access(cfg->rspreload, R_OK) == 0)
-			return cfg->rspreload;
+			return ibnet_probe_rspreload_calls(cfg->rspreload, err) == 0 ? cfg->rspreload : NULL;
 		ibnet_err_set(err, IBNET_PREFIX "--transport=rsocket: librspreload not found at %s "
 			      "(plugstack.conf rspreload=)", cfg->rspreload);
 		return NULL;
 	}
 	for (i = 0; rspreload_search[i]; i++)
 		if (access(rspreload_search[i], R_OK) == 0)
-			return rspreload_search[i];
+			return ibnet_probe_rspreload_calls(rspreload_search[i], err) == 0 ?
+			       rspreload_search[i] : NULL;
 	ibnet_err_set(err, IBNET_PREFIX "--transport=rsocket: librspreload not found on this node "
 		      "(install rdma-core's librdmacm, or set rspreload= in plugstack.conf)");
 	return NULL;
@@ -56,25 +68,169 @@ static int iface_has_ipv4(const char *iface)
 	return ok;
 }
 
-int ibnet_probe_iface(const char *iface, const char *why, struct ibnet_err *err)
+/* Does the interface named exactly `name` have an IPv4 or IPv6 address? */
+static int iface_has_address(const char *name, struct ifaddrs *all)
 {
-	struct ifaddrs *ifa, *p;
-	int found = 0;
+	struct ifaddrs *p;
 
-	if (iface_has_ipv4(iface))
-		return 0;
-	/* An IPv6-only interface: list every address. */
-	if (getifaddrs(&ifa) < 0) {
-		ibnet_err_set(err, IBNET_PREFIX "cannot list network interfaces");
+	if (iface_has_ipv4(name))
+		return 1;
+	for (p = all; p; p = p->ifa_next)	/* an IPv6-only interface */
+		if (p->ifa_addr && p->ifa_name && strcmp(p->ifa_name, name) == 0 &&
+		    p->ifa_addr->sa_family == AF_INET6)
+			return 1;
+	return 0;
+}
+
+/* The alphabetically first interface with an address matching `pattern`. */
+static const char *iface_match(const char *pattern, struct ifaddrs *all)
+{
+	const char *best = NULL;
+	struct ifaddrs *p;
+
+	for (p = all; p; p = p->ifa_next) {
+		if (!p->ifa_addr || !p->ifa_name ||
+		    (p->ifa_addr->sa_family != AF_INET && p->ifa_addr->sa_family != AF_INET6))
+			continue;
+		if (fnmatch(pattern, p->ifa_name, 0) == 0 && (!best || strcmp(p->ifa_name, best) < 0))
+			best = p->ifa_name;
+	}
+	return best;
+}
+
+int ibnet_probe_iface(const char *list, const char *why, char found[IBNET_IFNAME_MAX],
+		      struct ibnet_err *err)
+{
+	struct ibnet_strvec items = { 0 };
+	struct ifaddrs *all = NULL;
+	const char *hit = NULL;
+	size_t i;
+
+	if (ibnet_strvec_split(&items, list, ",") < 0) {
+		ibnet_err_set(err, IBNET_PREFIX "out of memory");
 		return -1;
 	}
-	for (p = ifa; p && !found; p = p->ifa_next)
-		found = p->ifa_addr && p->ifa_name && strcmp(p->ifa_name, iface) == 0 &&
-			(p->ifa_addr->sa_family == AF_INET || p->ifa_addr->sa_family == AF_INET6);
-	freeifaddrs(ifa);
-	if (found)
+	/* One ioctl answers the common case, a plain name with IPv4. */
+	if (items.n && !strpbrk(items.v[0], "*?[") && iface_has_ipv4(items.v[0]))
+		hit = items.v[0];
+	if (!hit && getifaddrs(&all) < 0) {
+		ibnet_err_set(err, IBNET_PREFIX "cannot list network interfaces");
+		ibnet_strvec_free(&items);
+		return -1;
+	}
+	for (i = 0; !hit && i < items.n; i++) {
+		if (strpbrk(items.v[i], "*?["))
+			hit = iface_match(items.v[i], all);
+		else if (iface_has_address(items.v[i], all))
+			hit = items.v[i];
+	}
+	if (hit)
+		snprintf(found, IBNET_IFNAME_MAX, "%s", hit);
+	else if (items.n == 1 && !strpbrk(list, "*?["))
+		ibnet_err_set(err, IBNET_PREFIX "%s needs network interface %s, which has no address "
+			      "on this node", why, list);
+	else
+		ibnet_err_set(err, IBNET_PREFIX "%s needs one of the network interfaces %s, and none "
+			      "of them has an address on this node", why, list);
+	if (all)
+		freeifaddrs(all);
+	ibnet_strvec_free(&items);
+	return hit ? 0 : -1;
+}
+
+static const char *const gate_calls[] = { RSPRELOAD_CALL_NAMES, NULL };
+
+static bool gate_knows(const char *name)
+{
+	int i;
+
+	for (i = 0; gate_calls[i]; i++)
+		if (strcmp(gate_calls[i], name) == 0)
+			return true;
+	/* The linker's, not calls a program makes. */
+	return strcmp(name, "_init") == 0 || strcmp(name, "_fini") == 0;
+}
+
+/* Defined, exported symbols of an ELF shared object of this machine's class. */
+static int elf_exports(const unsigned char *img, size_t size, struct ibnet_strvec *out)
+{
+	const ElfW(Ehdr) *eh = (const void *)img;
+	const ElfW(Shdr) *sh;
+	size_t i;
+
+	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+	    eh->e_shentsize != sizeof(ElfW(Shdr)) || eh->e_shoff > size ||
+	    (size - eh->e_shoff) / sizeof(ElfW(Shdr)) < eh->e_shnum)
+		return -1;
+	sh = (const void *)(img + eh->e_shoff);
+	for (i = 0; i < eh->e_shnum; i++) {
+		const ElfW(Shdr) *sym = &sh[i], *str;
+		const ElfW(Sym) *s;
+		size_t j, n;
+
+		if (sym->sh_type != SHT_DYNSYM)
+			continue;
+		if (sym->sh_link >= eh->e_shnum || sym->sh_entsize != sizeof(ElfW(Sym)) ||
+		    sym->sh_offset > size || size - sym->sh_offset < sym->sh_size)
+			return -1;
+		str = &sh[sym->sh_link];
+		if (str->sh_offset > size || size - str->sh_offset < str->sh_size || !str->sh_size ||
+		    img[str->sh_offset + str->sh_size - 1] != '\0')
+			return -1;
+		s = (const void *)(img + sym->sh_offset);
+		n = sym->sh_size / sizeof(*s);
+		for (j = 1; j < n; j++) {
+			unsigned bind = ELF64_ST_BIND(s[j].st_info);
+
+			if (s[j].st_shndx == SHN_UNDEF || s[j].st_name >= str->sh_size ||
+			    (bind != STB_GLOBAL && bind != STB_WEAK) ||
+			    ELF64_ST_VISIBILITY(s[j].st_other) != STV_DEFAULT)
+				continue;
+			if (ibnet_strvec_push(out, (const char *)img + str->sh_offset + s[j].st_name) < 0)
+				return -1;
+		}
 		return 0;
-	ibnet_err_set(err, IBNET_PREFIX "%s needs network interface %s, which has no address "
-		      "on this node", why, iface);
-	return -1;
+	}
+	return -1;	/* no dynamic symbol table: not a shared library */
+}
+
+int ibnet_probe_rspreload_calls(const char *path, struct ibnet_err *err)
+{
+	struct ibnet_strvec exports = { 0 }, unknown = { 0 };
+	struct stat st;
+	void *img = MAP_FAILED;
+	char *list = NULL;
+	size_t i;
+	int fd, rc = -1;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED ||
+	    elf_exports(img, (size_t)st.st_size, &exports) < 0) {
+		ibnet_err_set(err, IBNET_PREFIX "--transport=rsocket: cannot read the exported calls "
+			      "of %s (not a shared library of this machine?)", path);
+		goto out;
+	}
+	for (i = 0; i < exports.n; i++)
+		if (!gate_knows(exports.v[i]) && ibnet_strvec_push(&unknown, exports.v[i]) < 0)
+			goto out;
+	if (unknown.n == 0) {
+		rc = 0;
+		goto out;
+	}
+	list = ibnet_strvec_join(&unknown, ", ");
+	ibnet_err_set(err, IBNET_PREFIX "--transport=rsocket refused on this node: its librspreload "
+		      "(%s) replaces %s, which this spank-ibnet's rsocket gate does not know, so "
+		      "every program of the job would run librspreload's code there; update "
+		      "spank-ibnet, or use --transport=ipoib", path, list ? list : "more calls");
+out:
+	if (img != MAP_FAILED)
+		munmap(img, (size_t)st.st_size);
+	if (fd >= 0)
+		close(fd);
+	free(list);
+	ibnet_strvec_free(&exports);
+	ibnet_strvec_free(&unknown);
+	return rc;
 }

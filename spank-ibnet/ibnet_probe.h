@@ -13,18 +13,34 @@
 
 /*
  * The librspreload to preload: the admin's rspreload= if set (it must
- * exist), else the first of IBNET_RSPRELOAD_SEARCH that exists. Returns a
- * pointer into cfg or a static string; NULL with err set if none.
+ * exist), else the first of IBNET_RSPRELOAD_SEARCH that exists; either must
+ * pass ibnet_probe_rspreload_calls. Returns a pointer into cfg or a static
+ * string; NULL with err set if none.
  */
 const char *ibnet_probe_rspreload(const struct ibnet_config *cfg, struct ibnet_err *err);
+
+/*
+ * 0 if the librspreload at `path` exports only calls the gate knows
+ * (rspreload_calls.h), read from its ELF dynamic symbol table without
+ * loading it. A newer librspreload exporting more would run its own code in
+ * every program of the job, which is what the gate exists to prevent, so
+ * the step is refused with the names.
+ */
+int ibnet_probe_rspreload_calls(const char *path, struct ibnet_err *err);
 
 /* cfg->rsgate if it exists, else NULL with err set. */
 const char *ibnet_probe_rsgate(const struct ibnet_config *cfg, struct ibnet_err *err);
 
+#define IBNET_IFNAME_MAX 16	/* IFNAMSIZ */
+
 /*
- * 0 if interface `iface` has an IPv4 or IPv6 address in this network
- * namespace (getifaddrs, not /sys, which may show another namespace).
+ * The interface a transport uses on this node: the first entry of `list`
+ * (eth_iface or ib_iface: names or fnmatch patterns, comma-separated) that
+ * has an IPv4 or IPv6 address in this network namespace; for a pattern,
+ * the first matching name in alphabetical order. Written to `found`.
+ * getifaddrs and ioctl, not /sys, which may show another namespace.
  */
-int ibnet_probe_iface(const char *iface, const char *why, struct ibnet_err *err);
+int ibnet_probe_iface(const char *list, const char *why, char found[IBNET_IFNAME_MAX],
+		      struct ibnet_err *err);
 
 #endif

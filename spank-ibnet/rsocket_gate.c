@@ -1,8 +1,9 @@
 /*
  * rsocket_gate.c - preloaded before librspreload in --transport=rsocket jobs.
  *
- * librspreload (rdma-core) replaces 26 socket and I/O calls of every program
- * it is preloaded into. That is what the Linda executables need, and what
+ * librspreload (rdma-core) replaces socket and I/O calls of every program it
+ * is preloaded into: 26 in rdma-core 44 (Debian 12), 34 in its newest
+ * release; rspreload_calls.h lists them all. That is what the Linda executables need, and what
  * most other programs of a job must be spared, for reasons found in
  * rdma-core 44 (Debian 12):
  *
@@ -16,12 +17,21 @@
  * - On a real RDMA network, Slurm's own commands would try rsockets towards
  *   daemons that do not speak them, and fall back slowly.
  *
- * So this library defines the same 26 calls ahead of librspreload. For a
- * program whose name matches SLURM_IBNET_RSOCKET_PROGRAMS (comma-separated
- * fnmatch patterns; default "*.exel", Gaussian's Linda executables) each
- * call goes on to librspreload, and the constructor fills librspreload's
- * table with close(-1). For every other program each call goes straight to
- * libc: librspreload is loaded but never runs.
+ * So this library defines every call of every release ahead of
+ * librspreload (the plugin's probe refuses a librspreload exporting one it
+ * does not know). For a program whose name matches
+ * SLURM_IBNET_RSOCKET_PROGRAMS (comma-separated fnmatch patterns; default
+ * "*.exel", Gaussian's Linda executables) each call goes on to librspreload,
+ * and the constructor fills librspreload's table with close(-1). For every
+ * other program each call goes straight to libc: librspreload is loaded but
+ * never runs.
+ *
+ * For the chosen programs, select() is served through librspreload's poll()
+ * when librspreload predates rdma-core 63: its own select() there maps the
+ * ready descriptors back wrongly and can report the wrong sockets as ready
+ * (fixed upstream in 63, "librdmacm: Fix select function"). rdma-core 63 is
+ * also the release that added accept4, so a librspreload that exports
+ * accept4 keeps its own select().
  *
  * SLURM_IBNET_RSOCKET_DEBUG=1 prints the decision for each program to stderr.
  */
@@ -36,55 +46,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define DEFAULT_PROGRAMS "*.exel"
+#include "rspreload_calls.h"
 
-/* The calls librspreload replaces: X(return type, name, parameters, arguments). */
-#define RSPRELOAD_CALLS(X)                                                                  \
-	X(int, socket, (int d, int t, int p), (d, t, p))                                     \
-	X(int, bind, (int s, const struct sockaddr *a, socklen_t l), (s, a, l))              \
-	X(int, listen, (int s, int b), (s, b))                                               \
-	X(int, accept, (int s, struct sockaddr *a, socklen_t *l), (s, a, l))                 \
-	X(int, connect, (int s, const struct sockaddr *a, socklen_t l), (s, a, l))           \
-	X(ssize_t, recv, (int s, void *b, size_t n, int f), (s, b, n, f))                    \
-	X(ssize_t, recvfrom, (int s, void *b, size_t n, int f, struct sockaddr *a,           \
-			      socklen_t *l), (s, b, n, f, a, l))                             \
-	X(ssize_t, recvmsg, (int s, struct msghdr *m, int f), (s, m, f))                     \
-	X(ssize_t, read, (int s, void *b, size_t n), (s, b, n))                              \
-	X(ssize_t, readv, (int s, const struct iovec *v, int n), (s, v, n))                  \
-	X(ssize_t, send, (int s, const void *b, size_t n, int f), (s, b, n, f))              \
-	X(ssize_t, sendto, (int s, const void *b, size_t n, int f,                           \
-			    const struct sockaddr *a, socklen_t l), (s, b, n, f, a, l))      \
-	X(ssize_t, sendmsg, (int s, const struct msghdr *m, int f), (s, m, f))               \
-	X(ssize_t, write, (int s, const void *b, size_t n), (s, b, n))                       \
-	X(ssize_t, writev, (int s, const struct iovec *v, int n), (s, v, n))                 \
-	X(int, poll, (struct pollfd *f, nfds_t n, int t), (f, n, t))                         \
-	X(int, select, (int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *t),          \
-	  (n, r, w, e, t))                                                                   \
-	X(int, shutdown, (int s, int h), (s, h))                                             \
-	X(int, close, (int s), (s))                                                          \
-	X(int, getpeername, (int s, struct sockaddr *a, socklen_t *l), (s, a, l))            \
-	X(int, getsockname, (int s, struct sockaddr *a, socklen_t *l), (s, a, l))            \
-	X(int, setsockopt, (int s, int lv, int o, const void *v, socklen_t l),               \
-	  (s, lv, o, v, l))                                                                  \
-	X(int, getsockopt, (int s, int lv, int o, void *v, socklen_t *l), (s, lv, o, v, l))  \
-	X(int, dup2, (int a, int b), (a, b))                                                 \
-	X(ssize_t, sendfile, (int o, int i, off_t *p, size_t n), (o, i, p, n))
+#define DEFAULT_PROGRAMS "*.exel"
 
 /* Where each call goes: librspreload (RTLD_NEXT) or libc, decided once. */
 static struct {
 #define X(ret, name, params, args) ret(*name) params;
 	RSPRELOAD_CALLS(X)
 #undef X
+	int (*select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
 	int (*fcntl)(int, int, ...);
+	int (*fcntl64)(int, int, ...);
 } next;
 static volatile int resolved;
 static int chosen;
+static int select_via_poll;	/* chosen, and librspreload's select() is wrong */
 
 static int program_chosen(const char *patterns, const char *prog)
 {
@@ -107,6 +91,14 @@ static int program_chosen(const char *patterns, const char *prog)
 	return 0;
 }
 
+/* Do two symbols come from the same loaded library (here: librspreload)? */
+static int same_library(void *a, void *b)
+{
+	Dl_info ia, ib;
+
+	return a && b && dladdr(a, &ia) && dladdr(b, &ib) && ia.dli_fbase == ib.dli_fbase;
+}
+
 /*
  * Idempotent: threads racing here compute the same table, so no lock (a
  * lock could deadlock if dlsym ever called back into us).
@@ -124,7 +116,12 @@ static void resolve(void)
 #define X(ret, name, params, args) next.name = (ret(*) params)dlsym(lib, #name);
 	RSPRELOAD_CALLS(X)
 #undef X
+	next.select = (int (*)(int, fd_set *, fd_set *, fd_set *, struct timeval *))
+		dlsym(lib, "select");
 	next.fcntl = (int (*)(int, int, ...))dlsym(lib, "fcntl");
+	next.fcntl64 = (int (*)(int, int, ...))dlsym(lib, "fcntl64");
+	if (chosen)
+		select_via_poll = !same_library(next.socket, dlsym(RTLD_NEXT, "accept4"));
 	__atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
 }
 
@@ -148,6 +145,106 @@ int fcntl(int fd, int cmd, ...)
 	return NEXT(fcntl)(fd, cmd, arg);
 }
 
+int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return NEXT(fcntl64)(fd, cmd, arg);
+}
+
+/* Linux select()'s sets in poll() terms (fs/select.c: POLLIN_SET and friends). */
+#define READ_READY (POLLIN | POLLRDNORM | POLLRDBAND | POLLHUP | POLLERR)
+#define WRITE_READY (POLLOUT | POLLWRNORM | POLLWRBAND | POLLERR)
+#define EXCEPT_READY (POLLPRI)
+
+/*
+ * select() through the poll() that follows us (librspreload's rpoll for the
+ * chosen programs), mapping each result back to the caller's own
+ * descriptor. The timeout is not updated with the time left (POSIX allows
+ * either; callers that loop on it re-arm it).
+ */
+static int select_through_poll(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
+{
+	struct pollfd *fds;
+	int fd, n = 0, i, rc, timeout = -1, ready = 0;
+
+	if (nfds < 0 || nfds > FD_SETSIZE) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (tv) {
+		if (tv->tv_sec < 0 || tv->tv_usec < 0) {
+			errno = EINVAL;
+			return -1;
+		}
+		timeout = tv->tv_sec > 2000000 ? 2000000000 :
+			  (int)(tv->tv_sec * 1000 + (tv->tv_usec + 999) / 1000);
+	}
+	fds = calloc((size_t)(nfds ? nfds : 1), sizeof(*fds));
+	if (!fds) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (fd = 0; fd < nfds; fd++) {
+		short ev = (short)((r && FD_ISSET(fd, r) ? POLLIN : 0) |
+				   (w && FD_ISSET(fd, w) ? POLLOUT : 0) |
+				   (e && FD_ISSET(fd, e) ? POLLPRI : 0));
+		if (ev) {
+			fds[n].fd = fd;
+			fds[n++].events = ev;
+		}
+	}
+	rc = NEXT(poll)(fds, (nfds_t)n, timeout);
+	if (rc < 0) {
+		free(fds);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (fds[i].revents & POLLNVAL) {
+			free(fds);
+			errno = EBADF;
+			return -1;
+		}
+	}
+	if (r)
+		FD_ZERO(r);
+	if (w)
+		FD_ZERO(w);
+	if (e)
+		FD_ZERO(e);
+	for (i = 0; i < n; i++) {
+		short got = fds[i].revents;
+
+		if (r && (fds[i].events & POLLIN) && (got & READ_READY)) {
+			FD_SET(fds[i].fd, r);
+			ready++;
+		}
+		if (w && (fds[i].events & POLLOUT) && (got & WRITE_READY)) {
+			FD_SET(fds[i].fd, w);
+			ready++;
+		}
+		if (e && (fds[i].events & POLLPRI) && (got & EXCEPT_READY)) {
+			FD_SET(fds[i].fd, e);
+			ready++;
+		}
+	}
+	free(fds);
+	return ready;
+}
+
+int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
+{
+	if (!__atomic_load_n(&resolved, __ATOMIC_ACQUIRE))
+		resolve();
+	if (!select_via_poll)
+		return next.select(nfds, r, w, e, tv);
+	return select_through_poll(nfds, r, w, e, tv);
+}
+
 __attribute__((constructor)) static void gate_init(void)
 {
 	if (!__atomic_load_n(&resolved, __ATOMIC_ACQUIRE))
@@ -159,6 +256,7 @@ __attribute__((constructor)) static void gate_init(void)
 		errno = saved;
 	}
 	if (getenv("SLURM_IBNET_RSOCKET_DEBUG"))
-		fprintf(stderr, "spank-ibnet rsgate: %s: %s\n", program_invocation_short_name,
-			chosen ? "sockets through librspreload" : "kernel sockets");
+		fprintf(stderr, "spank-ibnet rsgate: %s: %s%s\n", program_invocation_short_name,
+			chosen ? "sockets through librspreload" : "kernel sockets",
+			select_via_poll ? ", select() through its poll()" : "");
 }

@@ -1,25 +1,30 @@
 /*
- * spank_ibnet.c - Slurm SPANK plugin: the right network for every job.
+ * spank_ibnet.c - Slurm SPANK plugin: the right network for the jobs that
+ * ask for one, and nothing for those that do not.
  *
- *   sbatch --transport=rsocket|ipoib|tcp [--ordered-alltoall] job.sh
+ *   sbatch --transport=rsocket|ipoib|tcp|none [--[no-]ordered-alltoall] job.sh
  *
  * plugstack.conf:
  *   required /usr/local/lib/slurm/spank_ibnet.so ib_hostname=s/^c(.*)/cib\1/
  *
  * This file is the thin layer between Slurm and the decisions, which live
- * in files testable without Slurm: ibnet_config (options and site
- * arguments), ibnet_rule and ibnet_hostlist (IB host names), ibnet_env
- * (what each transport sets) and ibnet_probe (what this node has).
+ * in files testable without Slurm: ibnet_config (site arguments),
+ * ibnet_request (what the step asks for, and from where), ibnet_rule and
+ * ibnet_hostlist (IB host names), ibnet_env (what each transport sets) and
+ * ibnet_probe (what this node has).
  *
  * Where things happen:
- *   srun, sbatch, salloc (local/allocator context): every user value is
- *     checked before the job is queued: the option in its callback, the
- *     SLURM_IBNET_* defaults in init_post_opt.
- *   slurmstepd (remote context): user_init plans the environment once per
- *     step and node; task_init applies it to the batch script and to every
- *     task, or fails the task with the reason. A failure never happens in
- *     user_init: Slurm drains a node whose batch step fails there, and a
- *     user's bad GAUSS_WDEF must not drain nodes.
+ *   srun, sbatch, salloc (local/allocator context): every user value and the
+ *     site configuration are checked before the job is queued: the options
+ *     in their callbacks, the SLURM_IBNET_* defaults in init_post_opt.
+ *   slurmstepd (remote context): nothing fails before task_init. Slurm
+ *     drains a node whose batch step fails in init or user_init, and only
+ *     logs a failed option callback there, which would let a step run on
+ *     the variable's or the default's network instead. So init, the option
+ *     callbacks and user_init only record; user_init plans the environment
+ *     once per step and node and logs the decision; task_init applies the
+ *     plan to the batch script and every task, or fails the task with the
+ *     reason, which the user sees.
  *   slurmd, prolog/epilog: nothing; a bad argument must never stop slurmd.
  */
 #include <slurm/spank.h>
@@ -27,19 +32,32 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ibnet_config.h"
 #include "ibnet_env.h"
 #include "ibnet_probe.h"
+#include "ibnet_request.h"
 
 SPANK_PLUGIN(ibnet, 1);
 
+#if defined(SLURM_VERSION_NUMBER) && SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
+/*
+ * Slurm 25.05+: should init ever fail in slurmstepd, fail the job, not the
+ * node. (Init does not fail there by design; this is the second line.)
+ */
+int slurm_spank_init_failure_mode = ESPANK_JOB_FAILURE;
+#endif
+
 static struct ibnet_config cfg;
 static bool cfg_loaded;
+/* Remote context: the configuration could not be read on this node. */
+static struct ibnet_err cfg_err;
+static bool cfg_broken;
+static enum ibnet_transport broken_default;	/* read on its own, see ibnet_config.h */
+static bool broken_default_known;
 
-static bool opt_transport_given;
-static enum ibnet_transport opt_transport;
-static bool opt_ordered;
+static struct ibnet_options opts;
 
 /* The step's plan, made in user_init, applied in each task_init. */
 static struct ibnet_env_plan step_plan;
@@ -50,17 +68,40 @@ static int _opt_transport(int val, const char *optarg, int remote);
 static int _opt_ordered(int val, const char *optarg, int remote);
 
 static struct spank_option ibnet_options[] = {
-	{ "transport", "rsocket|ipoib|tcp",
+	{ "transport", "rsocket|ipoib|tcp|none",
 	  "Network for the job's sockets and MPI: rsocket (sockets over RDMA via "
-	  "librspreload, IB host names), ipoib (TCP over the IB network) or tcp "
-	  "(Ethernet). Default: $SLURM_IBNET_TRANSPORT, else the site's.",
+	  "librspreload, IB host names), ipoib (TCP over the IB network), tcp "
+	  "(Ethernet), or none (leave the environment alone). "
+	  "Default: $SLURM_IBNET_TRANSPORT, else the site's (normally none).",
 	  1, 0, _opt_transport },
 	{ "ordered-alltoall", NULL,
 	  "Make the job's MPI library use an ordered (pairwise) all-to-all, "
-	  "which avoids switch congestion on Ethernet without flow control.",
+	  "which avoids switch congestion on Ethernet without flow control. "
+	  "Default: $SLURM_IBNET_ALLTOALL (ordered or default).",
+	  0, 1, _opt_ordered },
+	{ "no-ordered-alltoall", NULL,
+	  "Turn --ordered-alltoall off, e.g. for one step of a job that asked for it.",
 	  0, 0, _opt_ordered },
 	SPANK_OPTIONS_TABLE_END
 };
+
+/*
+ * Locally a refusal stops the command before anything is queued. Remotely
+ * Slurm would only log it and run the step anyway, so keep the reason and
+ * fail the step's tasks with it.
+ */
+static int refuse_option(int remote, const struct ibnet_err *err)
+{
+	if (!remote) {
+		slurm_error("%s", err->msg);
+		return -1;
+	}
+	if (!opts.refused) {
+		opts.refused = true;
+		opts.refusal = *err;
+	}
+	return 0;
+}
 
 static int _opt_transport(int val, const char *optarg, int remote)
 {
@@ -68,23 +109,21 @@ static int _opt_transport(int val, const char *optarg, int remote)
 	enum ibnet_transport t;
 
 	(void)val;
-	(void)remote;
 	if (ibnet_transport_parse(optarg, "--transport", &t, &err) < 0 ||
-	    (cfg_loaded && ibnet_transport_check_allowed(&cfg, t, "--transport", &err) < 0)) {
-		slurm_error("%s", err.msg);
-		return -1;
-	}
-	opt_transport = t;
-	opt_transport_given = true;
+	    (cfg_loaded && ibnet_transport_check_allowed(&cfg, t, "--transport", &err) < 0))
+		return refuse_option(remote, &err);
+	opts.transport = t;
+	opts.transport_given = true;
 	return 0;
 }
 
+/* val: 1 for --ordered-alltoall, 0 for --no-ordered-alltoall; the last given wins. */
 static int _opt_ordered(int val, const char *optarg, int remote)
 {
-	(void)val;
 	(void)optarg;
 	(void)remote;
-	opt_ordered = true;
+	opts.ordered = val == 1;
+	opts.alltoall_given = true;
 	return 0;
 }
 
@@ -102,47 +141,17 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 			return -1;
 		}
 	}
-	if (ibnet_config_parse(&cfg, ac, av, &err) < 0) {
-		slurm_error("%s", err.msg);
-		return -1;
+	if (ibnet_config_parse(&cfg, ac, av, &err) == 0) {
+		cfg_loaded = true;
+		return 0;
 	}
-	cfg_loaded = true;
-	return 0;
-}
-
-/*
- * The transport and all-to-all this job or step asks for: the option,
- * else the SLURM_IBNET_* variable, else the site default. `get` reads the
- * submitting environment (local) or the job's (remote).
- */
-static int resolve_request(const char *(*get)(void *, const char *), void *ctx,
-			   enum ibnet_transport *t, bool *ordered, struct ibnet_err *err)
-{
-	const char *env_t = get(ctx, "SLURM_IBNET_TRANSPORT");
-	const char *env_a = get(ctx, "SLURM_IBNET_ALLTOALL");
-	const char *source = "--transport";
-
-	if (opt_transport_given) {
-		*t = opt_transport;
-	} else if (env_t) {
-		source = "SLURM_IBNET_TRANSPORT";
-		if (ibnet_transport_parse(env_t, source, t, err) < 0)
-			return -1;
-	} else {
-		*t = cfg.default_transport;
-	}
-	if (ibnet_transport_check_allowed(&cfg, *t, source, err) < 0)
-		return -1;
-
-	*ordered = opt_ordered;
-	if (!opt_ordered && env_a) {
-		if (strcmp(env_a, "ordered") != 0 && strcmp(env_a, "default") != 0) {
-			ibnet_err_set(err, IBNET_PREFIX "invalid SLURM_IBNET_ALLTOALL %s "
-				      "(expected ordered or default)", ibnet_quote(env_a));
-			return -1;
-		}
-		*ordered = strcmp(env_a, "ordered") == 0;
-	}
+	slurm_error("%s", err.msg);
+	if (ctx != S_CTX_REMOTE)
+		return -1;	/* the user sees it; nothing is queued */
+	/* On a compute node: never fail here (that drains the node); see task_init. */
+	cfg_broken = true;
+	cfg_err = err;
+	broken_default_known = ibnet_config_default_transport(ac, av, &broken_default) == 0;
 	return 0;
 }
 
@@ -167,30 +176,32 @@ static const char *job_getenv(void *ctx, const char *name)
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
 	struct ibnet_err err = { "" };
-	enum ibnet_transport t;
-	bool ordered;
+	struct ibnet_job job = { 0 };
 
 	(void)ac;
 	(void)av;
 	if (!cfg_loaded || spank_remote(sp))
 		return 0;
 	/* Check the user's defaults here, before anything is queued. */
-	if (resolve_request(process_getenv, NULL, &t, &ordered, &err) < 0) {
+	if (ibnet_request_resolve(&cfg, &opts, process_getenv, NULL, &job, &err) < 0) {
 		slurm_error("%s", err.msg);
 		return -1;
 	}
 	return 0;
 }
 
-/* Check this node has what the transport needs; fill in the libraries. */
-static int probe_node(struct ibnet_job *job, struct ibnet_err *err)
+/* Check this node has what the transport needs; fill in what it found. */
+static int probe_node(struct ibnet_job *job, char iface[IBNET_IFNAME_MAX], struct ibnet_err *err)
 {
 	char why[64];
-	const char *iface = job->transport == IBNET_TCP ? cfg.eth_iface : cfg.ib_iface;
 
+	if (job->transport == IBNET_NONE)
+		return 0;
 	snprintf(why, sizeof(why), "--transport=%s", ibnet_transport_name(job->transport));
-	if (ibnet_probe_iface(iface, why, err) < 0)
+	if (ibnet_probe_iface(job->transport == IBNET_TCP ? cfg.eth_iface : cfg.ib_iface,
+			      why, iface, err) < 0)
 		return -1;
+	job->iface = iface;
 	if (job->transport != IBNET_RSOCKET)
 		return 0;
 	job->rspreload_path = ibnet_probe_rspreload(&cfg, err);
@@ -221,25 +232,90 @@ static int apply_plan(spank_t sp, const struct ibnet_env_plan *plan)
 	return 0;
 }
 
+/* "job 12 step 0 on c1-2", for the node's log. */
+static void step_name(spank_t sp, char *buf, size_t len)
+{
+	uint32_t job_id = 0, step_id = 0;
+	char host[64] = "?";
+
+	spank_get_item(sp, S_JOB_ID, &job_id);
+	spank_get_item(sp, S_JOB_STEPID, &step_id);
+	gethostname(host, sizeof(host) - 1);
+	if (step_id == 0xfffffffb)		/* SLURM_BATCH_SCRIPT */
+		snprintf(buf, len, "job %u batch step on %s", job_id, host);
+	else
+		snprintf(buf, len, "job %u step %u on %s", job_id, step_id, host);
+}
+
+/*
+ * A node whose plugstack.conf arguments are broken runs the steps that ask
+ * for nothing, as the site default (read on its own) would have them, and
+ * fails the rest with the reason.
+ */
+static bool broken_config_blocks(char **env)
+{
+	if (ibnet_request_explicit(&opts, job_getenv, env))
+		return true;
+	return !broken_default_known || broken_default != IBNET_NONE;
+}
+
+/* Decide and plan once per step and node; never fail here (see the top). */
+static void plan_step(spank_t sp, struct ibnet_job *job, char iface[IBNET_IFNAME_MAX])
+{
+	char **env = NULL;
+	char *summary, *nodelist = NULL;
+	char name[128];
+	int rc;
+
+	step_name(sp, name, sizeof(name));
+	if (spank_get_item(sp, S_JOB_ENV, &env) != ESPANK_SUCCESS) {
+		ibnet_err_set(&step_err, IBNET_PREFIX "cannot read the job environment");
+		goto refused;
+	}
+	if (cfg_broken) {
+		if (!broken_config_blocks(env)) {
+			slurm_info(IBNET_PREFIX "%s: transport=none; this node's plugstack.conf "
+				   "arguments are invalid, and the step asked for nothing", name);
+			step_planned = true;	/* an empty plan */
+			return;
+		}
+		ibnet_err_set(&step_err, "%s (plugstack.conf of node %s: this step cannot get its "
+			      "network there; please tell the cluster's administrators)",
+			      cfg_err.msg, strrchr(name, ' ') + 1);
+		goto refused;
+	}
+	if (ibnet_request_resolve(&cfg, &opts, job_getenv, env, job, &step_err) < 0 ||
+	    probe_node(job, iface, &step_err) < 0)
+		goto refused;
+	if (ibnet_job_nodelist(job_getenv, env, &nodelist, &step_err) < 0)
+		goto refused;
+	job->nodelist = nodelist;
+	rc = ibnet_env_plan_build(&cfg, job, job_getenv, env, &step_plan, &step_err);
+	free(nodelist);
+	if (rc < 0)
+		goto refused;
+	step_planned = true;
+	summary = ibnet_env_plan_describe(job, &step_plan);
+	if (job->transport == IBNET_NONE && !job->ordered_alltoall)
+		slurm_verbose(IBNET_PREFIX "%s: %s", name, summary ? summary : "transport=none");
+	else
+		slurm_info(IBNET_PREFIX "%s: %s", name, summary ? summary : "(out of memory)");
+	free(summary);
+	return;
+refused:
+	slurm_info(IBNET_PREFIX "%s: refused: %s", name, step_err.msg +
+		   (strncmp(step_err.msg, IBNET_PREFIX, strlen(IBNET_PREFIX)) ? 0 : strlen(IBNET_PREFIX)));
+}
+
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
 	struct ibnet_job job = { 0 };
-	char **env = NULL;
+	static char iface[IBNET_IFNAME_MAX];
 
 	(void)ac;
 	(void)av;
-	if (!cfg_loaded || !spank_remote(sp))
-		return 0;
-	if (spank_get_item(sp, S_JOB_ENV, &env) != ESPANK_SUCCESS) {
-		ibnet_err_set(&step_err, IBNET_PREFIX "cannot read the job environment");
-		return 0;
-	}
-	if (resolve_request(job_getenv, env, &job.transport, &job.ordered_alltoall, &step_err) < 0 ||
-	    probe_node(&job, &step_err) < 0)
-		return 0;
-	job.nodelist = job_getenv(env, "SLURM_JOB_NODELIST");
-	if (ibnet_env_plan_build(&cfg, &job, job_getenv, env, &step_plan, &step_err) == 0)
-		step_planned = true;
+	if ((cfg_loaded || cfg_broken) && spank_remote(sp))
+		plan_step(sp, &job, iface);
 	return 0;
 }
 
@@ -247,7 +323,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
 	(void)ac;
 	(void)av;
-	if (!cfg_loaded || !spank_remote(sp))
+	if (!(cfg_loaded || cfg_broken) || !spank_remote(sp))
 		return 0;
 	if (!step_planned) {
 		slurm_error("%s", step_err.msg[0] ? step_err.msg :

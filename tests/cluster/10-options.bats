@@ -21,8 +21,9 @@ EOF
 	local cmd
 	for cmd in sbatch srun salloc; do
 		run "$cmd" --help
-		assert_output --partial '--transport=rsocket|ipoib|tcp'
+		assert_output --partial '--transport=rsocket|ipoib|tcp|none'
 		assert_output --partial '--ordered-alltoall'
+		assert_output --partial '--no-ordered-alltoall'
 	done
 }
 
@@ -67,10 +68,10 @@ EOF
 	assert_output tcp
 }
 
-@test "no option anywhere: the site default (tcp), MPI on eth0" {
-	run timeout 60 srun -N2 bash -c 'echo "$SLURM_IBNET_TRANSPORT $SLURM_IBNET_ALLTOALL $OMPI_MCA_btl_tcp_if_include"'
+@test "no option anywhere: nothing at all is set (the site default is none)" {
+	run timeout 60 srun -N2 bash -c 'echo "${SLURM_IBNET_TRANSPORT-unset} ${SLURM_IBNET_MANAGED-unset} ${OMPI_MCA_btl_tcp_if_include-unset} ${UCX_NET_DEVICES-unset}"'
 	assert_success
-	assert_line 'tcp default eth0'
+	assert_line 'unset unset unset unset'
 }
 
 @test "a step's srun --transport overrides the job's, and a plain srun keeps the job's" {
@@ -108,6 +109,61 @@ EOF
 	run timeout 60 srun -N2 --ordered-alltoall bash -c 'echo "$SLURM_IBNET_ALLTOALL $OMPI_MCA_coll_tuned_alltoall_algorithm $MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM"'
 	assert_success
 	assert_line 'ordered 2 pairwise'
-	run timeout 60 srun -N1 bash -c 'echo "$SLURM_IBNET_ALLTOALL ${OMPI_MCA_coll_tuned_alltoall_algorithm-unset}"'
-	assert_output 'default unset'
+	run timeout 60 srun -N1 bash -c 'echo "${SLURM_IBNET_ALLTOALL-unset} ${OMPI_MCA_coll_tuned_alltoall_algorithm-unset}"'
+	assert_output 'unset unset'
+}
+
+@test "one step opts out: srun --transport=none and --no-ordered-alltoall inside a job" {
+	cat > "$BATS_TEST_TMPDIR/steps.sh" <<'EOF'
+#!/bin/bash
+srun -N2 bash -c 'echo "plain $(hostname) $SLURM_IBNET_TRANSPORT $SLURM_IBNET_ALLTOALL ${LD_PRELOAD:+preload} $OMPI_MCA_coll_tuned_alltoall_algorithm"'
+srun -N2 --no-ordered-alltoall bash -c 'echo "a2a-off $(hostname) $SLURM_IBNET_TRANSPORT $SLURM_IBNET_ALLTOALL ${OMPI_MCA_coll_tuned_alltoall_algorithm-unset}"'
+srun -N2 --transport=none --no-ordered-alltoall bash -c 'echo "none $(hostname) $SLURM_IBNET_TRANSPORT ${SLURM_IBNET_HOSTS-unset} ${LD_PRELOAD-unset} ${GAUSS_WDEF-unset} ${OMPI_MCA_btl_tcp_if_include-unset} ${OMPI_MCA_coll_tuned_alltoall_algorithm-unset}"'
+EOF
+	run batch "$BATS_TEST_TMPDIR/out" -N2 --transport=rsocket --ordered-alltoall "$BATS_TEST_TMPDIR/steps.sh"
+	assert_success
+	assert_line 'plain c1-2 rsocket ordered preload 2'
+	assert_line 'a2a-off c1-2 rsocket default unset'
+	assert_line 'none c1-2 none unset unset unset unset unset'
+}
+
+@test "a variable the batch script unsets stays unset in every later step" {
+	cat > "$BATS_TEST_TMPDIR/unset.sh" <<'EOF'
+#!/bin/bash
+unset LD_PRELOAD UCX_NET_DEVICES
+srun -N2 bash -c 'echo "step1 $(hostname) ${LD_PRELOAD-unset} ${UCX_NET_DEVICES-unset} $OMPI_MCA_btl_tcp_if_include"'
+srun -N1 bash -c 'echo "step2 $(hostname) ${LD_PRELOAD-unset} ${UCX_NET_DEVICES-unset}"'
+EOF
+	run batch "$BATS_TEST_TMPDIR/out" -N2 --transport=ipoib "$BATS_TEST_TMPDIR/unset.sh"
+	assert_success
+	assert_line 'step1 c1-2 unset unset ib0'
+	assert_line 'step2 c1-1 unset unset'
+	run grep -h 'UCX_NET_DEVICES was unset by the job after spank-ibnet set it' "$IBNET_CLUSTER_DIR"/log/slurmd-c1-2.log
+	assert_success
+}
+
+@test "SLURM_IBNET_TRANSPORT survives srun and sbatch --export=NONE (Slurm keeps SLURM_* variables)" {
+	SLURM_IBNET_TRANSPORT=ipoib run timeout 60 srun -N1 --export=NONE /usr/bin/printenv SLURM_IBNET_TRANSPORT OMPI_MCA_btl_tcp_if_include
+	assert_success
+	assert_output $'ipoib\nib0'
+	printf '#!/bin/bash\necho "batch $SLURM_IBNET_TRANSPORT $SLURM_IBNET_HOSTS $OMPI_MCA_btl_tcp_if_include"\n' \
+		> "$BATS_TEST_TMPDIR/export-none.sh"
+	SLURM_IBNET_TRANSPORT=ipoib run batch "$BATS_TEST_TMPDIR/out" -N1 --export=NONE "$BATS_TEST_TMPDIR/export-none.sh"
+	assert_success
+	assert_output 'batch ipoib cib1-1 ib0'
+}
+
+@test "a heterogeneous job: the batch script and its steps get the hosts of every component" {
+	cat > "$BATS_TEST_TMPDIR/het.sh" <<'EOF'
+#!/bin/bash
+#SBATCH -N1
+#SBATCH hetjob
+#SBATCH -N2
+echo "batch $SLURM_JOB_NODELIST $SLURM_IBNET_HOSTS $GAUSS_WDEF"
+srun --het-group=0,1 bash -c 'echo "task $(hostname) $SLURM_IBNET_HOSTS"'
+EOF
+	run batch "$BATS_TEST_TMPDIR/out" --transport=ipoib "$BATS_TEST_TMPDIR/het.sh"
+	assert_success
+	assert_line 'batch c1-1 cib1-1,cib1-2,cib1-3 cib1-1,cib1-2,cib1-3'
+	assert_line 'task c1-3 cib1-1,cib1-2,cib1-3'
 }

@@ -27,7 +27,7 @@ setup() {
 		assert_output --partial "spank-ibnet: invalid --transport"
 	done
 	run sbatch --transport=bogus "$BATS_TEST_TMPDIR/job.sh"
-	assert_output --partial "spank-ibnet: invalid --transport 'bogus' (expected rsocket, ipoib or tcp)"
+	assert_output --partial "spank-ibnet: invalid --transport 'bogus' (expected rsocket, ipoib, tcp or none)"
 	[ "$(sacct_count)" -eq "$before" ]
 }
 

@@ -33,9 +33,10 @@ batch() {
 	[ "$state" = COMPLETED ]
 }
 
-# The job's final state, from slurmctld (no accounting database here).
+# The job's final state, from slurmctld (no accounting database here); for
+# a heterogeneous job, that of its first component.
 sacct_state() {
-	scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'
+	scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -1
 }
 
 # How many jobs slurmctld has ever been given (the next job id minus one):

@@ -3,10 +3,10 @@
 
 load ../helpers/common
 
-@test "defaults: tcp, all transports, s/\$/-ib/, eth0 and ib0, *.exel" {
+@test "defaults: none, all transports, s/\$/-ib/, eth0 and ib0, *.exel" {
 	run "$IBNET_HOSTS" --check
 	assert_success
-	assert_line 'default_transport=tcp'
+	assert_line 'default_transport=none'
 	assert_line 'allowed=tcp,ipoib,rsocket'
 	assert_line 'ib_hostname=s/$/-ib/'
 	assert_line 'eth_iface=eth0'
@@ -50,6 +50,39 @@ load ../helpers/common
 	assert_output --partial "eth_iface='eth0;reboot'"
 }
 
+@test "interface lists: names and patterns, comma-separated; bad lists refused" {
+	run "$IBNET_HOSTS" --config 'eth_iface=eno*,ens[0-9]f0,eth0 ib_iface=ibp*s0,ib0' --check
+	assert_success
+	assert_line 'eth_iface=eno*,ens[0-9]f0,eth0'
+	assert_line 'ib_iface=ibp*s0,ib0'
+	local bad
+	for bad in 'eth0,' ',eth0' 'eth0,,eth1' 'eth0;eth1' 'waytoolonginterfacename,eth0' \
+		"$(printf 'e%d,' $(seq 1 17))e"; do
+		run "$IBNET_HOSTS" --config "eth_iface=$bad" --check
+		assert_failure
+		assert_output --partial "spank-ibnet: plugstack.conf: eth_iface="
+	done
+}
+
+@test "none is always allowed and never listed; a site default may be none or an allowed one" {
+	run "$IBNET_HOSTS" --config 'allowed=ipoib' --check
+	assert_line 'allowed=ipoib'
+	assert_line 'default_transport=none'
+	run "$IBNET_HOSTS" --config 'allowed=ipoib' --env --transport=none
+	assert_success
+}
+
+@test "--no-ordered-alltoall turns it off, the last given wins; a bad SLURM_IBNET_ALLTOALL is refused by name" {
+	run "$IBNET_HOSTS" --env --ordered-alltoall --no-ordered-alltoall
+	assert_success
+	assert_output --partial 'alltoall=default (--ordered-alltoall)'
+	SLURM_IBNET_ALLTOALL=ordered run "$IBNET_HOSTS" --env --no-ordered-alltoall
+	assert_output --partial 'alltoall=default (--ordered-alltoall)'
+	SLURM_IBNET_ALLTOALL=sometimes run "$IBNET_HOSTS" --env
+	assert_failure
+	assert_output "spank-ibnet: invalid SLURM_IBNET_ALLTOALL 'sometimes' (expected ordered or default)"
+}
+
 @test "a key given twice is refused" {
 	run "$IBNET_HOSTS" --config 'eth_iface=eth0 eth_iface=eth1' --check
 	assert_failure
@@ -67,10 +100,10 @@ load ../helpers/common
 	long=$(printf 'x%.0s' $(seq 1 10000))
 	run "$IBNET_HOSTS" --env --transport=bogus
 	assert_failure
-	assert_output "spank-ibnet: invalid --transport 'bogus' (expected rsocket, ipoib or tcp)"
+	assert_output "spank-ibnet: invalid --transport 'bogus' (expected rsocket, ipoib, tcp or none)"
 	run "$IBNET_HOSTS" --env --transport=
 	assert_failure
-	assert_output "spank-ibnet: invalid --transport '' (expected rsocket, ipoib or tcp)"
+	assert_output "spank-ibnet: invalid --transport '' (expected rsocket, ipoib, tcp or none)"
 	run "$IBNET_HOSTS" --env --transport="$long"
 	assert_failure
 	assert_output --partial "(10000 characters)"

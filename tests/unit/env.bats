@@ -11,10 +11,17 @@ setup() {
 }
 
 # plan VAR=VALUE... -- ARGS: print the job env after applying the plan.
+# The node's interface is given (--iface) as the probe would find it on a
+# cluster node: eth0 for tcp, ib0 otherwise; tests/unit/probe.bats tests
+# the probe itself.
 plan() {
 	local -a vars=()
 	while [ "$1" != -- ]; do vars+=("$1"); shift; done
 	shift
+	case " $* " in
+	*" --transport=tcp "*) set -- --iface eth0 "$@" ;;
+	*" --transport="*) set -- --iface ib0 "$@" ;;
+	esac
 	env -i PATH="$PATH" "${vars[@]}" bash -c '
 		set -e
 		p=$("$0" "$@")
@@ -137,9 +144,9 @@ plan() {
 @test "a step's transport overrides the job's: ours undone, the user's restored" {
 	# Batch step with rsocket, then srun --transport=tcp inside it.
 	run env -i PATH="$PATH" LD_PRELOAD=/opt/mine.so GAUSS_WDEF='c1-1:2,c1-2' bash -c '
-		eval "$("$0" --config "$1" --env --transport=rsocket --ordered-alltoall --nodelist "c1-[1-2]")"
+		eval "$("$0" --config "$1" --env --iface ib0 --transport=rsocket --ordered-alltoall --nodelist "c1-[1-2]")"
 		echo "job: $LD_PRELOAD $GAUSS_WDEF $OMPI_MCA_btl_tcp_if_include"
-		eval "$("$0" --config "$1" --env --transport=tcp --nodelist "c1-[1-2]")"
+		eval "$("$0" --config "$1" --env --iface eth0 --transport=tcp --no-ordered-alltoall --nodelist "c1-[1-2]")"
 		echo "step: $LD_PRELOAD $GAUSS_WDEF $OMPI_MCA_btl_tcp_if_include ${OMPI_MCA_coll_tuned_alltoall_algorithm-unset} ${SLURM_IBNET_ORIG_LD_PRELOAD-unset}"
 		' "$IBNET_HOSTS" "$CONF"
 	assert_success
@@ -149,27 +156,98 @@ plan() {
 
 @test "a variable the user changed after the plugin set it is the user's from then on" {
 	run env -i PATH="$PATH" bash -c '
-		eval "$("$0" --config "$1" --env --transport=ipoib --nodelist c1-1)"
+		eval "$("$0" --config "$1" --env --iface ib0 --transport=ipoib --nodelist c1-1)"
 		export OMPI_MCA_btl_tcp_if_include=lo
-		eval "$("$0" --config "$1" --env --transport=tcp --nodelist c1-1)"
+		eval "$("$0" --config "$1" --env --iface eth0 --transport=tcp --nodelist c1-1)"
 		echo "$OMPI_MCA_btl_tcp_if_include $OMPI_MCA_oob_tcp_if_include"
 		' "$IBNET_HOSTS" "$CONF"
 	assert_success
-	assert_output 'lo eth0'
+	assert_line 'lo eth0'
 }
 
 @test "10,000 nodes: the full worker list; beyond the kernel's 128 KiB, a clear refusal" {
-	run "$IBNET_HOSTS" --config "$CONF" --env --transport=ipoib --nodelist 'c[1-100]-[1-100]'
+	run "$IBNET_HOSTS" --config "$CONF" --env --iface ib0 --transport=ipoib --nodelist 'c[1-100]-[1-100]'
 	assert_success
 	[ "$(grep '^export GAUSS_WDEF=' <<<"$output" | tr ',' '\n' | wc -l)" -eq 10000 ]
-	run "$IBNET_HOSTS" --config "$CONF" --env --transport=ipoib --nodelist 'c[1-300]-[1-100]'
+	run "$IBNET_HOSTS" --config "$CONF" --env --iface ib0 --transport=ipoib --nodelist 'c[1-300]-[1-100]'
 	assert_success
 	assert_line --partial 'GAUSS_WDEF not set: over the kernel'
 	assert_line 'unset SLURM_IBNET_HOSTS'
 }
 
 @test "SLURM_JOB_NODELIST is the default node list" {
-	run env SLURM_JOB_NODELIST='c1-[2-3]' "$IBNET_HOSTS" --config "$CONF" --env --transport=ipoib
+	run env SLURM_JOB_NODELIST='c1-[2-3]' "$IBNET_HOSTS" --config "$CONF" --env --iface ib0 --transport=ipoib
 	assert_success
 	assert_line "export SLURM_IBNET_HOSTS='cib1-2,cib1-3'"
+}
+
+# --- Opt-in: a step that asks for nothing gets nothing. ---
+
+@test "no option, no variable, default site config: not one byte of the environment changes" {
+	run env -i PATH="$PATH" LD_PRELOAD=/opt/mine.so OMPI_MCA_btl_tcp_if_include=lo \
+		SLURM_JOB_NODELIST='c1-[1-4]' GAUSS_WDEF=c1-1:2 bash -c '
+		before=$(env | sort)
+		plan=$("$0" --config "$1" --env) || exit 1
+		[ -z "$plan" ] || { echo "plan not empty: $plan"; exit 1; }
+		eval "$plan"
+		[ "$(env | sort)" = "$before" ] && echo identical' "$IBNET_HOSTS" "$CONF"
+	assert_success
+	assert_line 'identical'
+	assert_line 'spank-ibnet: transport=none (site default), alltoall=default (default); environment untouched'
+}
+
+@test "a site can still choose a default transport; the decision says where it came from" {
+	CONF="$CONF default_transport=tcp"
+	run plan -- --iface eth0 --nodelist 'c1-[1-2]'
+	assert_success
+	assert_line 'SLURM_IBNET_TRANSPORT=tcp'
+	assert_line 'OMPI_MCA_btl_tcp_if_include=eth0'
+	run "$IBNET_HOSTS" --config "$CONF" --env --iface eth0 --nodelist c1-1
+	assert_line --regexp '^spank-ibnet: transport=tcp \(site default\), alltoall=default \(default\), interface eth0; [0-9]+ environment changes$'
+	SLURM_IBNET_TRANSPORT=ipoib run "$IBNET_HOSTS" --config "$CONF" --env --iface ib0 --nodelist c1-1
+	assert_line --regexp '^spank-ibnet: transport=ipoib \(SLURM_IBNET_TRANSPORT\)'
+}
+
+@test "--ordered-alltoall alone sets only the all-to-all, no network variables" {
+	run plan -- --ordered-alltoall
+	assert_success
+	assert_line 'SLURM_IBNET_TRANSPORT=none'
+	assert_line 'OMPI_MCA_coll_tuned_alltoall_algorithm=2'
+	refute_line --partial 'if_include'
+	refute_line --partial 'UCX_NET_DEVICES'
+	refute_line --partial 'GAUSS_WDEF'
+	refute_line --partial 'SLURM_IBNET_HOSTS'
+}
+
+@test "srun --transport=none and --no-ordered-alltoall inside a job undo exactly what the job got" {
+	run env -i PATH="$PATH" LD_PRELOAD=/opt/mine.so UCX_NET_DEVICES=mine bash -c '
+		before=$(env | sort)
+		eval "$("$0" --config "$1" --env --iface ib0 --transport=rsocket --ordered-alltoall --nodelist "c1-[1-2]" 2>/dev/null)"
+		echo "job: $SLURM_IBNET_TRANSPORT $LD_PRELOAD $OMPI_MCA_coll_tuned_alltoall_algorithm"
+		(eval "$("$0" --config "$1" --env --iface ib0 --no-ordered-alltoall 2>/dev/null)"
+		 echo "step1: $SLURM_IBNET_TRANSPORT $SLURM_IBNET_ALLTOALL $LD_PRELOAD ${OMPI_MCA_coll_tuned_alltoall_algorithm-unset}")
+		eval "$("$0" --config "$1" --env --transport=none --no-ordered-alltoall 2>/dev/null)"
+		echo "step2: $SLURM_IBNET_TRANSPORT $SLURM_IBNET_ALLTOALL ${SLURM_IBNET_HOSTS-unset} ${GAUSS_WDEF-unset} $LD_PRELOAD $UCX_NET_DEVICES ${OMPI_MCA_btl_tcp_if_include-unset}"
+		diff <(echo "$before") <(env | grep -v -e ^SLURM_IBNET_TRANSPORT= -e ^SLURM_IBNET_ALLTOALL= | sort) && echo "as before"
+		' "$IBNET_HOSTS" "$CONF"
+	assert_success
+	assert_line "job: rsocket /opt/mine.so:$RSGATE:$RSPRELOAD 2"
+	assert_line "step1: rsocket default /opt/mine.so:$RSGATE:$RSPRELOAD unset"
+	assert_line 'step2: none default unset unset /opt/mine.so mine unset'
+	assert_line 'as before'
+}
+
+@test "a variable the job unset stays unset in every later step, and the decision says so" {
+	run env -i PATH="$PATH" bash -c '
+		eval "$("$0" --config "$1" --env --iface ib0 --transport=rsocket --nodelist c1-1 2>/dev/null)"
+		unset LD_PRELOAD UCX_NET_DEVICES
+		eval "$("$0" --config "$1" --env --iface ib0 --transport=rsocket --nodelist c1-1)"
+		echo "step1: ${LD_PRELOAD-unset} ${UCX_NET_DEVICES-unset} $OMPI_MCA_btl_tcp_if_include"
+		eval "$("$0" --config "$1" --env --iface ib0 --transport=rsocket --nodelist c1-1)"
+		echo "step2: ${LD_PRELOAD-unset} ${UCX_NET_DEVICES-unset}"
+		' "$IBNET_HOSTS" "$CONF"
+	assert_success
+	assert_line 'step1: unset unset ib0'
+	assert_line 'step2: unset unset'
+	assert_line --partial 'LD_PRELOAD was unset by the job after spank-ibnet set it: left as the job has it'
 }

@@ -63,30 +63,60 @@ print("mapped", "librspreload" in open("/proc/self/maps").read())'
 	assert_output --partial 'sh: sockets through librspreload'
 }
 
-# Where does a program's select() go? A breakpoint on librdmacm's rpoll()
-# (librspreload's select runs it) says whether librspreload's code runs.
-select_reaches_rpoll() {
+# Which librspreload code does a program's select() run? gdb breakpoints on
+# librdmacm's rpoll() (librspreload's own select runs it) and on every poll()
+# (the gate serves a chosen program's select through librspreload's poll).
+select_under_gdb() {
 	local py
 	py=$(python3 -c 'import sys; print(sys.executable)')
-	timeout 60 gdb -q -batch -ex 'set breakpoint pending on' -ex 'break rpoll' -ex run \
+	timeout 60 gdb -q -batch -ex 'set breakpoint pending on' -ex "break $2" -ex run \
 		--args env SLURM_IBNET_RSOCKET_PROGRAMS="$1" LD_PRELOAD="$PRE" "$py" -c \
 		'import os, select; r, w = os.pipe(); select.select([r], [], [], 0.1); print("select returned")' 2>&1
 }
 
 @test "a program not chosen never runs librspreload's code (its rpoll hung mpirun at exit)" {
 	command -v gdb >/dev/null || skip "gdb not installed"
-	run select_reaches_rpoll '*.exel'
+	run select_under_gdb '*.exel' rpoll
 	assert_output --partial 'select returned'
 	refute_output --partial 'in rpoll ()'
-	run select_reaches_rpoll 'python*'
-	assert_output --partial 'in rpoll ()'
+	run select_under_gdb '*.exel' poll
+	assert_output --partial 'select returned'
+	refute_output --partial "poll () from $RSPRELOAD"
+	# The breakpoints work: a chosen program's select reaches librspreload.
+	run select_under_gdb 'python*' poll
+	assert_output --partial "in poll () from $RSPRELOAD"
+}
+
+@test "librspreload 44's select: a chosen program's select() goes through its poll() and is right" {
+	# rdma-core 44 has no accept4 in librspreload; 63, which fixed select, does.
+	! nm -D --defined-only "$RSPRELOAD" | grep -qw accept4 || skip "this librspreload has a fixed select"
+	run env SLURM_IBNET_RSOCKET_PROGRAMS='python*' SLURM_IBNET_RSOCKET_DEBUG=1 LD_PRELOAD="$PRE" \
+		timeout 20 python3 -c '
+import os, select, socket
+a, b = socket.socketpair(); c, d = socket.socketpair()
+r1, w1 = os.pipe()
+d.send(b"x")                                     # only c is readable
+r, w, x = select.select([a, c, r1], [b], [], 1)
+print("readable", [s is c for s in r], "writable", len(w))
+r, w, x = select.select([a, r1], [], [], 0.05)   # nothing ready: timeout
+print("timeout", r == [] and w == [])
+os.close(r1)
+try:
+    select.select([r1], [], [], 0)
+except OSError as e:
+    print("closed", e.errno == 9)'
+	assert_success
+	assert_line --partial 'sockets through librspreload, select() through its poll()'
+	assert_line 'readable [True] writable 1'
+	assert_line 'timeout True'
+	assert_line 'closed True'
 }
 
 @test "a chosen bash runs: the gate fills librspreload's table before main()" {
 	run env SLURM_IBNET_RSOCKET_PROGRAMS=bash SLURM_IBNET_RSOCKET_DEBUG=1 LD_PRELOAD="$PRE" \
 		bash -c 'echo hi'
 	assert_success
-	assert_line 'spank-ibnet rsgate: bash: sockets through librspreload'
+	assert_line --regexp '^spank-ibnet rsgate: bash: sockets through librspreload(, select\(\) through its poll\(\))?$'
 	assert_line hi
 }
 
@@ -96,4 +126,34 @@ select_reaches_rpoll() {
 	assert_success
 	assert_output ''
 	[ "$(nm -D --defined-only "$RSPRELOAD" | awk '$2 == "T"' | wc -l)" -ge 20 ]
+}
+
+@test "the gate defines every call of every librspreload release, up to rdma-core master" {
+	# librdmacm/librspreload.map of rdma-core master (July 2026): v44's 26,
+	# v63's accept4 dup fcntl64 sendfile64, and master's epoll calls.
+	local upstream="accept accept4 bind close connect dup dup2 fcntl fcntl64 getpeername
+		getsockname getsockopt listen poll read readv recv recvfrom recvmsg select send
+		sendfile sendfile64 sendmsg sendto setsockopt shutdown socket write writev
+		epoll_create epoll_create1 epoll_ctl epoll_wait"
+	run bash -c "comm -23 <(tr -s ' \t\n' '\n' <<<'$upstream' | grep . | sort) \
+		<(nm -D --defined-only '$RSGATE' | awk '\$2 == \"T\" { print \$3 }' | sort)"
+	assert_success
+	assert_output ''
+}
+
+@test "a librspreload exporting a call the gate does not know is refused with a sentence" {
+	printf '%s\n' '#include <sys/socket.h>' \
+		'int socket(int d, int t, int p) { (void)d; (void)t; (void)p; return -1; }' \
+		'int sendmmsg(int s, void *m, unsigned n, int f) { (void)s; (void)m; (void)n; (void)f; return -1; }' \
+		> "$BATS_TEST_TMPDIR/standin.c"
+	cc -shared -fPIC -o "$BATS_TEST_TMPDIR/librspreload.so" "$BATS_TEST_TMPDIR/standin.c"
+	run "$IBNET_HOSTS" --config "rspreload=$BATS_TEST_TMPDIR/librspreload.so rsgate=$RSGATE" --probe
+	assert_failure
+	assert_output "spank-ibnet: --transport=rsocket refused on this node: its librspreload ($BATS_TEST_TMPDIR/librspreload.so) replaces sendmmsg, which this spank-ibnet's rsocket gate does not know, so every program of the job would run librspreload's code there; update spank-ibnet, or use --transport=ipoib"
+	# The real one passes, and a file that is no library is refused too.
+	run "$IBNET_HOSTS" --config "rspreload=$RSPRELOAD rsgate=$RSGATE" --probe
+	assert_success
+	run "$IBNET_HOSTS" --config "rspreload=/etc/hostname rsgate=$RSGATE" --probe
+	assert_failure
+	assert_output --partial 'cannot read the exported calls of /etc/hostname'
 }

@@ -1,13 +1,13 @@
 #!/usr/bin/env bats
-# make install honours PREFIX, DESTDIR and SLURM_PLUGIN_DIR, and never
-# overwrites an admin's plugstack.conf.d/ibnet.conf. Uses its own build dir.
+# make install honours PREFIX, DESTDIR and SLURM_PLUGIN_DIR, and enables
+# nothing: the example config goes under share/. Uses its own build dir.
 
 load ../helpers/common
 
 setup() {
 	D=$BATS_TEST_TMPDIR/root
 	MK=(make -C "$REPO" -s B="$BATS_TEST_TMPDIR/build" DESTDIR="$D" PREFIX=/usr
-		SLURM_PLUGIN_DIR=/usr/lib/x86_64-linux-gnu/slurm-wlm SYSCONFDIR=/etc/slurm)
+		SLURM_PLUGIN_DIR=/usr/lib/x86_64-linux-gnu/slurm-wlm)
 }
 
 @test "make install puts every file under DESTDIR, PREFIX and SLURM_PLUGIN_DIR" {
@@ -17,8 +17,9 @@ setup() {
 	[ -x "$D/usr/lib/spank-ibnet/libibnet-rsgate.so" ]
 	[ -x "$D/usr/bin/ibnet-hosts" ]
 	[ -f "$D/usr/share/man/man8/spank-ibnet.8" ]
-	run cat "$D/etc/slurm/plugstack.conf.d/ibnet.conf"
+	run cat "$D/usr/share/spank-ibnet/ibnet.conf"
 	assert_line --regexp '^required /usr/lib/x86_64-linux-gnu/slurm-wlm/spank_ibnet.so ib_hostname='
+	assert_output --partial 'ln -s /usr/share/spank-ibnet/ibnet.conf /etc/slurm/plugstack.conf.d/ibnet.conf'
 	# The installed plugin looks for the gate where it was installed.
 	run "$D/usr/bin/ibnet-hosts" --check
 	assert_line 'rsgate=/usr/lib/spank-ibnet/libibnet-rsgate.so'
@@ -39,12 +40,14 @@ setup() {
 	assert_output '%LindaWorkers=cib1-1'
 }
 
-@test "make install keeps an existing ibnet.conf" {
+@test "make install enables nothing: no file under /etc, even with an admin's plugstack.conf.d" {
 	mkdir -p "$D/etc/slurm/plugstack.conf.d"
-	echo "# the admin's own" > "$D/etc/slurm/plugstack.conf.d/ibnet.conf"
-	run "${MK[@]}" install
+	echo "# the admin's own" > "$D/etc/slurm/plugstack.conf.d/other.conf"
+	run "${MK[@]}" install SYSCONFDIR=/etc/slurm
 	assert_success
-	assert_output --partial "keeping existing"
-	run cat "$D/etc/slurm/plugstack.conf.d/ibnet.conf"
-	assert_output "# the admin's own"
+	run find "$D/etc" -type f
+	assert_output "$D/etc/slurm/plugstack.conf.d/other.conf"
+	# Nothing installed anywhere is a live plugstack.conf line outside share/.
+	run grep -rl --exclude-dir=share '^required ' "$D"
+	assert_failure
 }

@@ -11,7 +11,7 @@ check_cases() {
 	# The environment of a batch step planned for rsocket, with user values,
 	# so the cases also exercise the undo path.
 	previous=$(env LD_PRELOAD=/opt/mine.so GAUSS_WDEF='c1-1:2,c1-2' \
-		"$IBNET_HOSTS" --config "$conf" --env --transport=rsocket --nodelist 'c1-[1-3]')
+		"$IBNET_HOSTS" --config "$conf" --env --iface ib0 --transport=rsocket --nodelist 'c1-[1-3]')
 	one() {
 		env LD_PRELOAD=/opt/mine.so GAUSS_WDEF='c1-1:2,c1-2' OMPI_MCA_btl_tcp_if_include=lo \
 			bash -c 'eval "$1"; shift; exec "$@"' _ "$previous" "$@" \
@@ -35,11 +35,15 @@ check_cases() {
 	one "$@" --config 'default_transport=bogus' --check &&
 	one "$@" --config 'transprot=tcp' --check &&
 	one "$@" --config "allowed=tcp,ipoib rdma_device=mlx5_0:1 $conf" --check &&
-	one "$@" --config "$conf" --env --transport=rsocket --ordered-alltoall --nodelist 'c1-[1-3]' &&
-	one "$@" --config "$conf rdma_device=mlx5_0:1" --env --transport=rsocket --nodelist 'c[1-30]-[1-30]' &&
-	one "$@" --config "$conf" --env --transport=ipoib --nodelist 'c[1-300]-[1-100]' &&
-	one "$@" --config "$conf" --env --transport=ipoib --nodelist login1 &&
-	one "$@" --config "$conf" --env --transport=tcp --nodelist 'c1-[1-2]'
+	one "$@" --config "$conf" --env --iface ib0 --transport=rsocket --ordered-alltoall --nodelist 'c1-[1-3]' &&
+	one "$@" --config "$conf rdma_device=mlx5_0:1" --env --iface ib0 --transport=rsocket --nodelist 'c[1-30]-[1-30]' &&
+	one "$@" --config "$conf" --env --iface ib0 --transport=ipoib --nodelist 'c[1-300]-[1-100]' &&
+	one "$@" --config "$conf" --env --iface ib0 --transport=ipoib --nodelist login1 &&
+	one "$@" --config "$conf" --env --iface eth0 --transport=tcp --nodelist 'c1-[1-2]' &&
+	one "$@" --config "$conf ib_iface=nosuch0,l?,lo" --env --transport=ipoib --nodelist c1-1 &&
+	one "$@" --config "$conf ib_iface=nosuch0,nosuch*" --env --transport=ipoib --nodelist c1-1 &&
+	one "$@" --config "$conf" --env --transport=none --ordered-alltoall &&
+	one "$@" --config "$conf" --env
 }
 
 @test "valgrind: no memory errors and no leaks in any case" {

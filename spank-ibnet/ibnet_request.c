@@ -1,0 +1,94 @@
+/*
+ * ibnet_request.c - what a job step asks for, and where that came from.
+ */
+#include "ibnet_request.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TRANSPORT_VAR "SLURM_IBNET_TRANSPORT"
+#define ALLTOALL_VAR "SLURM_IBNET_ALLTOALL"
+
+int ibnet_request_resolve(const struct ibnet_config *cfg, const struct ibnet_options *opts,
+			  ibnet_env_lookup_fn lookup, void *ctx, struct ibnet_job *job,
+			  struct ibnet_err *err)
+{
+	const char *env_t = lookup(ctx, TRANSPORT_VAR);
+	const char *env_a = lookup(ctx, ALLTOALL_VAR);
+
+	if (opts->refused) {
+		*err = opts->refusal;
+		return -1;
+	}
+	if (opts->transport_given) {
+		job->transport = opts->transport;
+		job->transport_source = "--transport";
+	} else if (env_t) {
+		job->transport_source = TRANSPORT_VAR;
+		if (ibnet_transport_parse(env_t, TRANSPORT_VAR, &job->transport, err) < 0)
+			return -1;
+	} else {
+		job->transport = cfg->default_transport;
+		job->transport_source = "site default";
+	}
+	if (ibnet_transport_check_allowed(cfg, job->transport, job->transport_source, err) < 0)
+		return -1;
+
+	if (opts->alltoall_given) {
+		job->ordered_alltoall = opts->ordered;
+		job->alltoall_source = "--ordered-alltoall";
+	} else if (env_a) {
+		job->alltoall_source = ALLTOALL_VAR;
+		if (ibnet_alltoall_parse_env(env_a, &job->ordered_alltoall, err) < 0)
+			return -1;
+	} else {
+		job->ordered_alltoall = false;
+		job->alltoall_source = "default";
+	}
+	return 0;
+}
+
+bool ibnet_request_explicit(const struct ibnet_options *opts, ibnet_env_lookup_fn lookup,
+			    void *ctx)
+{
+	return opts->transport_given || opts->alltoall_given || opts->refused ||
+	       lookup(ctx, TRANSPORT_VAR) || lookup(ctx, ALLTOALL_VAR);
+}
+
+int ibnet_job_nodelist(ibnet_env_lookup_fn lookup, void *ctx, char **out, struct ibnet_err *err)
+{
+	const char *size = lookup(ctx, "SLURM_HET_SIZE");
+	const char *all = lookup(ctx, "SLURM_JOB_NODELIST");
+	struct ibnet_buf b = { 0 };
+	char *end;
+	long n, i;
+
+	*out = NULL;
+	n = size ? strtol(size, &end, 10) : 0;
+	if (!size || *end || n < 1 || n > 128) {
+		if (all && !(*out = strdup(all)))
+			goto nomem;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		char name[64];
+		const char *part;
+
+		snprintf(name, sizeof(name), "SLURM_JOB_NODELIST_HET_GROUP_%ld", i);
+		if (!(part = lookup(ctx, name))) {
+			ibnet_err_set(err, IBNET_PREFIX "heterogeneous job without %s", name);
+			ibnet_buf_free(&b);
+			return -1;
+		}
+		if ((b.len && ibnet_buf_adds(&b, ",") < 0) || ibnet_buf_adds(&b, part) < 0)
+			goto nomem;
+	}
+	*out = ibnet_buf_take(&b);
+	if (*out)
+		return 0;
+nomem:
+	ibnet_buf_free(&b);
+	ibnet_err_set(err, IBNET_PREFIX "out of memory reading the job's nodes");
+	return -1;
+}

@@ -1,0 +1,56 @@
+/*
+ * ibnet_request.h - what a job step asks for, and where that came from.
+ *
+ * The order is the user's: the command-line option, else the SLURM_IBNET_*
+ * variable of the step's environment, else the site's default_transport
+ * (itself "none" unless the admin chose otherwise). Nothing falls back
+ * silently: an option that was given but could not be read on this node
+ * fails the step with its reason instead of yielding to the variable or
+ * the default.
+ */
+#ifndef IBNET_REQUEST_H
+#define IBNET_REQUEST_H
+
+#include <stdbool.h>
+
+#include "ibnet_config.h"
+#include "ibnet_env.h"
+#include "ibnet_util.h"
+
+/* The command-line options, as their callbacks saw them. */
+struct ibnet_options {
+	bool transport_given;
+	enum ibnet_transport transport;
+	bool alltoall_given;
+	bool ordered;
+	/* An option value this node refused (remote context); fails the step. */
+	bool refused;
+	struct ibnet_err refusal;
+};
+
+/*
+ * Fill job->transport, job->ordered_alltoall and their sources from the
+ * options, then the environment read through lookup, then cfg's default.
+ */
+int ibnet_request_resolve(const struct ibnet_config *cfg, const struct ibnet_options *opts,
+			  ibnet_env_lookup_fn lookup, void *ctx, struct ibnet_job *job,
+			  struct ibnet_err *err);
+
+/*
+ * Did the step ask for anything itself (an option, or a SLURM_IBNET_*
+ * variable)? A node whose configuration is broken fails exactly these steps,
+ * and those that the site default would have changed.
+ */
+bool ibnet_request_explicit(const struct ibnet_options *opts, ibnet_env_lookup_fn lookup,
+			    void *ctx);
+
+/*
+ * The job's nodes, as a hostlist: SLURM_JOB_NODELIST, or for a
+ * heterogeneous job (SLURM_HET_SIZE) every component's
+ * SLURM_JOB_NODELIST_HET_GROUP_<i> joined, since a batch step sees only
+ * component 0 in SLURM_JOB_NODELIST. *out is malloc'd, or NULL if the job
+ * has no node list.
+ */
+int ibnet_job_nodelist(ibnet_env_lookup_fn lookup, void *ctx, char **out, struct ibnet_err *err);
+
+#endif

@@ -1,0 +1,35 @@
+#!/usr/bin/env bats
+# What a node has, as the plugin probes it in slurmstepd: the interface a
+# transport uses (eth_iface/ib_iface lists and patterns). Uses "lo", which
+# every machine has, and names no machine has.
+
+load ../helpers/common
+
+@test "the first interface of the list that has an address wins; the MPI variables get it" {
+	run "$IBNET_HOSTS" --config 'ib_iface=nosuch0,lo' --env --transport=ipoib --nodelist c1-1
+	assert_success
+	assert_line "export OMPI_MCA_btl_tcp_if_include='lo'"
+	assert_line "export UCX_NET_DEVICES='lo'"
+	assert_line --partial 'interface lo;'
+}
+
+@test "a pattern picks the alphabetically first matching interface with an address" {
+	run "$IBNET_HOSTS" --config 'eth_iface=nosuch*,l?' --env --transport=tcp --nodelist c1-1
+	assert_success
+	assert_line "export HYDRA_IFACE='lo'"
+}
+
+@test "no interface of the list on the node: a sentence naming the list" {
+	run "$IBNET_HOSTS" --config 'ib_iface=nosuch0,nosuch*' --env --transport=rsocket --nodelist c1-1
+	assert_failure
+	assert_output "spank-ibnet: --transport=rsocket needs one of the network interfaces nosuch0,nosuch*, and none of them has an address on this node"
+	run "$IBNET_HOSTS" --config 'ib_iface=nosuch0' --env --transport=ipoib --nodelist c1-1
+	assert_failure
+	assert_output "spank-ibnet: --transport=ipoib needs network interface nosuch0, which has no address on this node"
+}
+
+@test "transport none probes nothing: no interface needed" {
+	run "$IBNET_HOSTS" --config 'eth_iface=nosuch0 ib_iface=nosuch1' --env --transport=none
+	assert_success
+	assert_output 'spank-ibnet: transport=none (--transport), alltoall=default (default); environment untouched'
+}
