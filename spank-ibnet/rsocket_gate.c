@@ -134,27 +134,20 @@ RSPRELOAD_CALLS(X)
 
 /* fcntl's third argument is an int or a pointer; passing it on as a
  * pointer-sized value is what the variadic ABI allows (glibc does it too). */
-int fcntl(int fd, int cmd, ...)
-{
-	va_list ap;
-	void *arg;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	return NEXT(fcntl)(fd, cmd, arg);
-}
-
-int fcntl64(int fd, int cmd, ...)
-{
-	va_list ap;
-	void *arg;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	return NEXT(fcntl64)(fd, cmd, arg);
-}
+#define VARIADIC_FCNTL(name)                             \
+	int name(int fd, int cmd, ...)                   \
+	{                                                \
+		va_list ap;                              \
+		void *arg;                               \
+                                                         \
+		va_start(ap, cmd);                       \
+		arg = va_arg(ap, void *);                \
+		va_end(ap);                              \
+		return NEXT(name)(fd, cmd, arg);         \
+	}
+VARIADIC_FCNTL(fcntl)
+VARIADIC_FCNTL(fcntl64)
+#undef VARIADIC_FCNTL
 
 /* Linux select()'s sets in poll() terms (fs/select.c: POLLIN_SET and friends). */
 #define READ_READY (POLLIN | POLLRDNORM | POLLRDBAND | POLLHUP | POLLERR)
