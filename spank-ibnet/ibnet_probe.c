@@ -22,8 +22,7 @@
 
 static const char *const rspreload_search[] = { IBNET_RSPRELOAD_SEARCH, NULL };
 
-/* The librspreload found must be one the gate covers (below). */
-
+/* The librspreload found must also be one the gate covers (see below). */
 const char *ibnet_probe_rspreload(const struct ibnet_config *cfg, struct ibnet_err *err)
 {
 	int i;

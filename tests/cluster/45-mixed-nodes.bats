@@ -84,3 +84,18 @@ assert_all_idle() {
 	assert_output rsocket
 	assert_all_idle
 }
+
+@test "interface lists: each node uses the first entry it has, and the MPI variables name it" {
+	# ibp65s0 (a predictable IB name) exists on no node here; the pattern i?0 finds ib0.
+	cluster_up -n 2 --plugin-args 'ib_iface=ibp65s0,i?0 eth_iface=eno*,eth0'
+	run timeout 60 srun -N2 --transport=ipoib bash -c 'echo "$(hostname) $OMPI_MCA_btl_tcp_if_include $UCX_NET_DEVICES"'
+	assert_success
+	assert_line 'c1-1 ib0 ib0'
+	assert_line 'c1-2 ib0 ib0'
+	run timeout 60 srun -N1 --transport=tcp printenv HYDRA_IFACE
+	assert_success
+	assert_output eth0
+	run grep -h 'transport=ipoib (--transport), alltoall=default (default), interface ib0;' \
+		"$IBNET_CLUSTER_DIR/log/slurmd-c1-2.log"
+	assert_success
+}
