@@ -3,11 +3,14 @@
  *
  * An item is split into segments: literal text and bracket groups. The
  * hosts of the item are the cartesian product of the segments, the last
- * bracket varying fastest, which is the order Slurm prints them in.
+ * bracket varying fastest, which is the order Slurm prints them in. The
+ * product is walked like an odometer, so the cost is linear in the hosts
+ * written, whatever the number of ranges in a bracket.
  */
 #include "ibnet_hostlist.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +25,7 @@ struct range {
 struct segment {
 	char *text;		/* literal, or NULL for a bracket group */
 	struct range *ranges;
-	size_t nranges;
+	size_t nranges, cap;
 	unsigned long count;	/* how many values this segment yields */
 };
 
@@ -83,10 +86,15 @@ static int parse_bracket(const char *s, size_t len, struct segment *seg,
 				      ibnet_quote(expr), IBNET_HOSTLIST_MAX);
 			return -1;
 		}
-		nr = realloc(seg->ranges, (seg->nranges + 1) * sizeof(*nr));
-		if (!nr)
-			goto nomem;
-		seg->ranges = nr;
+		if (seg->nranges == seg->cap) {
+			size_t cap = seg->cap ? seg->cap * 2 : 8;
+
+			nr = realloc(seg->ranges, cap * sizeof(*nr));
+			if (!nr)
+				goto nomem;
+			seg->ranges = nr;
+			seg->cap = cap;
+		}
 		seg->ranges[seg->nranges++] = r;
 		seg->count += r.hi - r.lo + 1;
 	}
@@ -129,24 +137,33 @@ static size_t put_padded(char *out, unsigned long v, int width)
 	return len;
 }
 
-/* Value number k (0-based) of a bracket segment, and its zero padding. */
-static void segment_value(const struct segment *seg, unsigned long k,
-			  unsigned long *val, int *width)
+/* Where the odometer stands in one bracket segment: range r, value lo + off. */
+struct cursor {
+	size_t r;
+	unsigned long off;
+};
+
+/* Step to the next host, the last bracket fastest; false after the last. */
+static bool cursor_next(const struct segment *seg, struct cursor *cur, size_t nseg)
 {
-	size_t i;
+	size_t i = nseg;
 
-	for (i = 0; i < seg->nranges; i++) {
-		unsigned long n = seg->ranges[i].hi - seg->ranges[i].lo + 1;
+	while (i-- > 0) {
+		const struct range *r;
 
-		if (k < n) {
-			*val = seg->ranges[i].lo + k;
-			*width = seg->ranges[i].width;
-			return;
+		if (seg[i].text)
+			continue;
+		r = &seg[i].ranges[cur[i].r];
+		if (r->lo + cur[i].off < r->hi) {
+			cur[i].off++;
+			return true;
 		}
-		k -= n;
+		cur[i].off = 0;
+		if (++cur[i].r < seg[i].nranges)
+			return true;
+		cur[i].r = 0;	/* carry into the bracket before */
 	}
-	*val = 0;
-	*width = 1;
+	return false;
 }
 
 static int expand_item(const char *item, size_t len, const char *expr,
@@ -158,6 +175,7 @@ static int expand_item(const char *item, size_t len, const char *expr,
 	const char *p = item, *end = item + len;
 	unsigned long count = 1, k;
 	char *name = NULL;
+	struct cursor *cur = NULL;
 	int rc = -1;
 
 	while (p < end) {
@@ -219,25 +237,23 @@ static int expand_item(const char *item, size_t len, const char *expr,
 	if (!name)
 		goto nomem;
 
-	for (k = 0; k < count; k++) {
-		unsigned long rest = k, div = count;
+	cur = calloc(nseg ? nseg : 1, sizeof(*cur));
+	if (!cur)
+		goto nomem;
+	for (k = 0; k < count; k++, cursor_next(seg, cur, nseg)) {
 		size_t o = 0;
 
 		for (i = 0; i < nseg; i++) {
-			div /= seg[i].count;
 			if (seg[i].text) {
 				size_t l = strlen(seg[i].text);
 
 				memcpy(name + o, seg[i].text, l);
 				o += l;
 			} else {
-				unsigned long v;
-				int w;
+				const struct range *r = &seg[i].ranges[cur[i].r];
 
-				segment_value(&seg[i], rest / div, &v, &w);
-				o += put_padded(name + o, v, w);
+				o += put_padded(name + o, r->lo + cur[i].off, r->width);
 			}
-			rest %= div;
 		}
 		name[o] = '\0';
 		if (!ibnet_hostname_valid(name)) {
@@ -254,6 +270,7 @@ nomem:
 	ibnet_err_set(err, IBNET_PREFIX "out of memory expanding hostlist");
 out:
 	free(name);
+	free(cur);
 	segments_free(seg, nseg);
 	return rc;
 }

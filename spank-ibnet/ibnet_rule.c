@@ -6,10 +6,20 @@
  * the match itself (its sift_states_backward), which made mapping 10,000
  * nodes take 9 ms; TRE's tagged automaton does it in a quarter of that.
  * The Lua side uses TRE too (lrexlib's rex_tre), so both run one engine.
+ *
+ * A rule reaches every srun, sbatch and slurmstepd, so its cost must be
+ * bounded whatever an admin types. TRE's matcher is linear in the name for
+ * a given automaton, but back-references switch it to a backtracking
+ * matcher that can run for ever (TRE bug #53), nested counted repetitions
+ * are expanded copy by copy ((a{50}){50}){50} is 125,000 states and
+ * overflowed slurmstepd's stack), and an unmatched ')' after "\\" makes
+ * tre_regcomp allocate without end (TRE bug #50). regex_bounded() refuses
+ * all three before TRE sees the regex.
  */
 #include "ibnet_rule.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <tre/tre.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +95,139 @@ static char *take_field(const char **p)
 	return ibnet_buf_take(&b);
 }
 
+/* Bounds on a rule's regex: host names are at most 255 characters. */
+#define REGEX_MAX_LEN 512
+#define REGEX_MAX_DEPTH 32
+#define REGEX_MAX_REPEAT 255	/* POSIX RE_DUP_MAX */
+#define REGEX_MAX_STATES 2000	/* atoms after expanding {m,n} */
+
+/* The end of the bracket expression that starts at s ('['), or NULL. */
+static const char *bracket_end(const char *s)
+{
+	s++;
+	if (*s == '^')
+		s++;
+	if (*s == ']')
+		s++;
+	for (; *s && *s != ']'; s++) {
+		if (s[0] == '[' && (s[1] == ':' || s[1] == '.' || s[1] == '=')) {
+			char close = s[1];
+
+			for (s += 2; *s && !(s[0] == close && s[1] == ']'); s++)
+				;
+			if (!*s)
+				return NULL;
+			s++;
+		}
+	}
+	return *s ? s : NULL;
+}
+
+/*
+ * Walk the regex as an ERE and refuse what TRE cannot bound: back-references,
+ * unmatched parentheses, bad intervals, and more than REGEX_MAX_STATES
+ * atoms once every {m,n} is expanded. `total` is what each open group costs
+ * so far, `last` the cost of the atom a quantifier would repeat.
+ */
+static int regex_bounded(const char *re, const char *spec, struct ibnet_err *err)
+{
+	unsigned long total[REGEX_MAX_DEPTH + 1] = { 0 }, last = 0;
+	const char *why = NULL;
+	int depth = 0;
+	const char *p;
+
+	if (strlen(re) > REGEX_MAX_LEN) {
+		ibnet_err_set(err, IBNET_PREFIX "ib_hostname rule %s: the regex is longer than %d "
+			      "characters", ibnet_quote(spec), REGEX_MAX_LEN);
+		return -1;
+	}
+	for (p = re; !why && *p; p++) {
+		unsigned long times = 1;
+
+		switch (*p) {
+		case '\\':
+			if (p[1] >= '0' && p[1] <= '9')
+				why = "back-references (\\N) in the regex make matching time unbounded; "
+				      "they are not supported";
+			else if (!p[1])
+				why = "the regex ends with a lone backslash";
+			p++;
+			last = 1;
+			break;
+		case '[': {
+			const char *end = bracket_end(p);
+
+			if (!end) {
+				why = "a bracket expression '[' is not closed";
+				continue;
+			}
+			p = end;
+			last = 1;
+			break;
+		}
+		case '(':
+			if (++depth > REGEX_MAX_DEPTH)
+				why = "groups are nested too deep";
+			else
+				total[depth] = 0;
+			last = 0;
+			continue;
+		case ')':
+			if (depth == 0) {
+				why = "unmatched ')' (write \\) or [)] for a literal one)";
+				break;
+			}
+			last = total[depth--];
+			break;
+		case '|':
+			last = 0;
+			continue;
+		case '*': case '+': case '?':
+			times = 2;	/* TRE adds a loop, not copies; count it once more */
+			break;
+		case '{': {
+			char *end;
+			unsigned long m = strtoul(p + 1, &end, 10), n = m;
+
+			if (end == p + 1 || (*end != '}' && *end != ','))
+				why = "'{' does not start an interval {m}, {m,} or {m,n}";
+			else if (*end == ',' && end[1] != '}')
+				n = strtoul(end + 1, &end, 10);
+			else if (*end == ',')
+				n = m + 1, end++;	/* {m,}: m copies and a loop */
+			if (!why && (*end != '}' || n < m || n > REGEX_MAX_REPEAT || n == 0))
+				why = "bad interval {m,n} (0 <= m <= n <= 255)";
+			if (why)
+				break;
+			p = end;
+			times = n;
+			break;
+		}
+		default:
+			last = 1;
+			break;
+		}
+		if (times > 1) {
+			if (last == 0) {
+				why = "a repetition (*, +, ?, {m,n}) follows nothing";
+				break;
+			}
+			total[depth] += last * (times - 1);
+			last *= times;
+		} else {
+			total[depth] += last == 0 ? 0 : (*p == ')' ? last : 1);
+		}
+		if (total[depth] > REGEX_MAX_STATES)
+			why = "its repetitions expand to more than 2000 states (nested {m,n})";
+	}
+	if (!why && depth)
+		why = "unmatched '('";
+	if (why)
+		ibnet_err_set(err, IBNET_PREFIX "ib_hostname rule %s refused: %s",
+			      ibnet_quote(spec), why);
+	return why ? -1 : 0;
+}
+
 static int parse_regex_rule(struct ibnet_rule *rule, const char *spec,
 			    struct ibnet_err *err)
 {
@@ -103,6 +246,12 @@ static int parse_regex_rule(struct ibnet_rule *rule, const char *spec,
 		ibnet_err_set(err, IBNET_PREFIX "ib_hostname rule %s: unexpected %s after the last '/' "
 			      "(flags are not supported)", ibnet_quote(spec), ibnet_quote(p));
 		free(regex);
+		return -1;
+	}
+	if (regex_bounded(regex, spec, err) < 0) {
+		free(regex);
+		free(rule->replacement);
+		rule->replacement = NULL;
 		return -1;
 	}
 	rc = tre_regcomp(&rule->re, regex, REG_EXTENDED);
@@ -129,9 +278,12 @@ static int parse_regex_rule(struct ibnet_rule *rule, const char *spec,
 				return -1;
 			}
 		} else if (*r != '\\') {
-			ibnet_err_set(err, IBNET_PREFIX "ib_hostname rule %s: unknown escape '\\%c' in "
-				      "the replacement (use \\1..\\9 or \\\\)", ibnet_quote(spec),
-				      *r ? *r : ' ');
+			char c[8];
+
+			snprintf(c, sizeof(c), *r > 0x20 && *r < 0x7f ? "%c" : "<0x%02x>",
+				 (unsigned char)*r);
+			ibnet_err_set(err, IBNET_PREFIX "ib_hostname rule %s: unknown escape '\\%s' in "
+				      "the replacement (use \\1..\\9 or \\\\)", ibnet_quote(spec), c);
 			return -1;
 		}
 	}
@@ -144,12 +296,18 @@ static int pair_cmp(const void *a, const void *b)
 		      ((const struct name_pair *)b)->node);
 }
 
+/* A table is read by every srun and slurmstepd: bound what it may cost. */
+#define TABLE_MAX_BYTES (64L << 20)
+#define TABLE_MAX_LINE 1024
+
 static int parse_table_rule(struct ibnet_rule *rule, const char *path,
 			    struct ibnet_err *err)
 {
 	FILE *fp;
+	struct stat st;
 	char *line = NULL;
 	size_t cap = 0, lineno = 0, i;
+	ssize_t len;
 	int rc = -1;
 
 	if (path[0] != '/') {
@@ -157,18 +315,32 @@ static int parse_table_rule(struct ibnet_rule *rule, const char *path,
 			      ibnet_quote(path));
 		return -1;
 	}
-	fp = fopen(path, "r");
+	fp = fopen(path, "re");
 	if (!fp) {
 		ibnet_err_set(err, IBNET_PREFIX "ib_hostname=file:%s: cannot read: %s",
 			      ibnet_quote(path), strerror(errno));
 		return -1;
 	}
-	while (getline(&line, &cap, fp) >= 0) {
+	/* Not a directory, a device (/dev/zero) or a /proc file: a plain file of bounded size. */
+	if (fstat(fileno(fp), &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > TABLE_MAX_BYTES) {
+		ibnet_err_set(err, IBNET_PREFIX "ib_hostname=file:%s: %s", ibnet_quote(path),
+			      !S_ISREG(st.st_mode) ? "not a regular file" : "larger than 64 MiB");
+		fclose(fp);
+		return -1;
+	}
+	while ((len = getline(&line, &cap, fp)) >= 0) {
 		struct ibnet_strvec f = { 0 };
 		struct name_pair *np;
-		char *hash = strchr(line, '#');
+		char *hash;
 
 		lineno++;
+		if (len > TABLE_MAX_LINE || (size_t)len != strlen(line)) {
+			ibnet_err_set(err, IBNET_PREFIX "ib_hostname=file:%s line %zu: longer than %d "
+				      "characters, or holds a NUL byte", ibnet_quote(path), lineno,
+				      TABLE_MAX_LINE);
+			goto out;
+		}
+		hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';
 		if (ibnet_strvec_split(&f, line, " \t\r\n") < 0)
@@ -193,6 +365,15 @@ static int parse_table_rule(struct ibnet_rule *rule, const char *path,
 		rule->pairs[rule->npairs].ib = f.v[1];
 		rule->npairs++;
 		free(f.v);
+	}
+	if (ferror(fp)) {
+		ibnet_err_set(err, IBNET_PREFIX "ib_hostname=file:%s: read error: %s",
+			      ibnet_quote(path), strerror(errno));
+		goto out;
+	}
+	if (rule->npairs == 0) {
+		ibnet_err_set(err, IBNET_PREFIX "ib_hostname=file:%s lists no node", ibnet_quote(path));
+		goto out;
 	}
 	qsort(rule->pairs, rule->npairs, sizeof(*rule->pairs), pair_cmp);
 	for (i = 1; i < rule->npairs; i++) {

@@ -20,7 +20,7 @@
  * ibnet_quote), so a fixed size is enough and never truncates a job.
  */
 struct ibnet_err {
-	char msg[512];
+	char msg[1024];
 };
 
 void ibnet_err_set(struct ibnet_err *err, const char *fmt, ...)

@@ -8,6 +8,7 @@ load ../helpers/common
 # check TOOL...: run every case under TOOL; fail on the first memory error.
 check_cases() {
 	local conf="ib_hostname=$PAPER_RULE rsgate=$RSGATE" previous
+	: > "$BATS_TEST_TMPDIR/empty-table"
 	# The environment of a batch step planned for rsocket, with user values,
 	# so the cases also exercise the undo path.
 	previous=$(env LD_PRELOAD=/opt/mine.so GAUSS_WDEF='c1-1:2,c1-2' \
@@ -29,6 +30,11 @@ check_cases() {
 	one "$@" --rule "file:$VECTORS/ib-table.txt" c1-9 &&
 	one "$@" --rule 's/(/x/' c1 &&
 	one "$@" --rule 's/a/\2/' a &&
+	one "$@" --rule 's/((a{50}){50}){50}/x/' a &&
+	one "$@" --rule 's/^(([a-z]+)*)+\2\1$/x/' a &&
+	one "$@" --rule 's/[a/x/' a &&
+	one "$@" --rule "file:$BATS_TEST_TMPDIR/empty-table" a &&
+	one "$@" --rule 'file:/' a &&
 	one "$@" --expand 'node[001-010],c[1-2]-[1-3]' &&
 	one "$@" --expand 'c[1-' &&
 	one "$@" --expand 'n[1-99999999]' &&

@@ -1,0 +1,94 @@
+#!/usr/bin/env bats
+# Bounded work for any rule an admin types: what once crashed slurmstepd,
+# hung it, or ate its memory is refused at parse time with a sentence, in
+# --check as in the plugin. (Findings of issue 12: TRE bugs #50 and #53,
+# nested repetitions, file: tables that are not files.)
+
+load ../helpers/common
+
+# refused RULE WHY: --check refuses RULE within 2 s (and 1 GB), naming why.
+refused() {
+	run bash -c "ulimit -v 1000000; timeout 2 '$IBNET_HOSTS' --rule \"\$0\" --check" "$1"
+	[ "$status" -eq 1 ] || { echo "status $status for $1: $output"; return 1; }
+	assert_output --partial "$2"
+}
+
+@test "nested counted repetitions that overflowed the matcher's stack are refused" {
+	refused 's/((a{50}){50}){50}/x/' 'expand to more than 2000 states'
+	refused 's/(x{1,255}){1,255}/y/' 'expand to more than 2000 states'
+	refused 's/a{256}/x/' 'bad interval'
+	refused 's/a{3,2}/x/' 'bad interval'
+	refused 's/a{x}/y/' "'{' does not start an interval"
+}
+
+@test "back-references, which make TRE backtrack without end, are refused" {
+	refused 's/(m|\2*[a])*^()/x/' 'back-references'
+	refused 's/(\0|x)+/y/' 'back-references'
+	refused 's/^(([a-z]+)*)+\2\1$/x/' 'back-references'
+}
+
+@test "an unmatched ')' after an escaped backslash (TRE bug #50: endless allocation) is refused" {
+	refused 's/\\)/x/' "unmatched ')'"
+	refused 's/a\\)/x/' "unmatched ')'"
+	refused 's/(a/x/' "unmatched '('"
+	refused 's/[a/x/' "'[' is not closed"
+	refused 's/*a/x/' 'follows nothing'
+	refused "s/$(printf 'a%.0s' $(seq 1 513))/x/" 'longer than 512'
+}
+
+@test "ordinary rules stay accepted, at their bounds too" {
+	run "$IBNET_HOSTS" --rule 's/^c([0-9]{1,4}-[0-9]{1,4})$/cib\1/' 'c1-[1-2]'
+	assert_output 'cib1-1,cib1-2'
+	run "$IBNET_HOSTS" --rule 's/a{255}/x/' --check
+	assert_success
+	run "$IBNET_HOSTS" --rule 's/[[:alpha:]]+([0-9]+)/ib\1/' 'node7'
+	assert_output 'ib7'
+	run "$IBNET_HOSTS" --rule 's/a[]b]c/x/' 'abc'
+	assert_output 'x'
+	run "$IBNET_HOSTS" --rule 's/(a\\)/x/' --check
+	assert_success
+}
+
+@test "file: tables that are not plain files, or empty, are refused instead of read without end" {
+	local p
+	for p in / /dev/zero; do
+		run bash -c "ulimit -v 1000000; timeout 2 '$IBNET_HOSTS' --rule 'file:$p' --check"
+		assert_failure 1
+		assert_output "spank-ibnet: ib_hostname=file:'$p': not a regular file"
+	done
+	# /proc files look regular; a read error is an error, not the end of the table.
+	run bash -c "ulimit -v 1000000; timeout 2 '$IBNET_HOSTS' --rule 'file:/proc/self/mem' --check"
+	assert_failure 1
+	assert_output "spank-ibnet: ib_hostname=file:'/proc/self/mem': read error: Input/output error"
+	: > "$BATS_TEST_TMPDIR/empty"
+	run "$IBNET_HOSTS" --rule "file:$BATS_TEST_TMPDIR/empty" --check
+	assert_failure
+	assert_output "spank-ibnet: ib_hostname=file:'$BATS_TEST_TMPDIR/empty' lists no node"
+	{ printf 'c1-1 '; printf 'x%.0s' $(seq 1 1100); echo; } > "$BATS_TEST_TMPDIR/long"
+	run "$IBNET_HOSTS" --rule "file:$BATS_TEST_TMPDIR/long" --check
+	assert_failure
+	assert_output --partial 'line 1: longer than 1024 characters'
+}
+
+@test "a control byte in a bad replacement escape is shown escaped, not raw" {
+	run "$IBNET_HOSTS" --rule $'s/a/\\\x01/' --check
+	assert_failure
+	assert_output --partial "unknown escape '\\<0x01>'"
+	[[ "$output" != *$'\x01'* ]]
+}
+
+# Instructions counted by callgrind: the same on a busy machine as on an idle one.
+instructions() {
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+		sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+
+@test "a bracket of 20,000 ranges costs what 20,000 hosts of one range cost (it was quadratic)" {
+	command -v valgrind >/dev/null || skip "valgrind not installed"
+	local many one
+	many=$(instructions "$IBNET_HOSTS" --expand "n[$(seq -s, 0 2 39998)]")
+	one=$(instructions "$IBNET_HOSTS" --expand 'n[0-19999]')
+	echo "many ranges: $many, one range: $one"
+	[ "$many" -gt 0 ] && [ "$one" -gt 0 ]
+	[ "$many" -lt $((one * 3)) ]
+}
