@@ -3,6 +3,7 @@
 #   make            build the plugin, the rsocket gate and ibnet-hosts
 #   make test       install missing packages, build, run every test
 #   make demo       install missing packages, build, start the test cluster, run a job
+#   make fuzz       libFuzzer harnesses under ASan/UBSan (tests/fuzz), FUZZ_SECONDS each
 #   make install    PREFIX=/usr/local DESTDIR= SLURM_PLUGIN_DIR=...  (enables nothing)
 
 PREFIX           ?= /usr/local
@@ -32,7 +33,7 @@ PLUGIN = $(B)/spank_ibnet.so
 GATE   = $(B)/libibnet-rsgate.so
 TOOL   = $(B)/ibnet-hosts
 
-.PHONY: FORCE bench bench-programs all install uninstall test unit-test cluster-test demo deps asan programs clean
+.PHONY: FORCE fuzz fuzz-build bench bench-programs all install uninstall test unit-test cluster-test demo deps asan programs clean
 all: $(PLUGIN) $(GATE) $(TOOL)
 
 # The gate's install path is compiled in: rebuild what uses it when it changes
@@ -64,6 +65,22 @@ $(B)/asan/ibnet-hosts: $(SRC)/ibnet_hosts.c $(CORE:%=$(SRC)/%.c) $(wildcard $(SR
 	mkdir -p $(B)/asan
 	$(CC) -std=gnu11 $(WARN) $(DEFS) -O1 -g -fsanitize=address,undefined \
 	    -fno-omit-frame-pointer -o $@ $(SRC)/ibnet_hosts.c $(CORE:%=$(SRC)/%.c) -ltre
+
+# libFuzzer harnesses (tests/fuzz), under ASan and UBSan; needs clang.
+#   make fuzz                  every harness for FUZZ_SECONDS (default 30) each
+#   make fuzz FUZZ_RUNS=1000000  every harness for that many inputs each
+# tests/fuzz/run says what it does with the corpora and findings.
+FUZZERS = config rule hostlist wdef env
+FUZZ_SECONDS ?= 30
+FUZZ_CC ?= clang
+FUZZ_FLAGS = -std=gnu11 $(WARN) $(DEFS) -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined -I$(SRC)
+fuzz-build: $(FUZZERS:%=$(B)/fuzz/fuzz_%)
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(CORE:%=$(SRC)/%.c) $(wildcard $(SRC)/*.h)
+	mkdir -p $(B)/fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(CORE:%=$(SRC)/%.c) -ltre
+fuzz: fuzz-build
+	tests/fuzz/run $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS))
 
 # Small MPI programs the integration tests run, one build per MPI library.
 programs: $(B)/tests/alltoall_probe.openmpi $(B)/tests/alltoall_probe.mpich \
@@ -115,7 +132,7 @@ uninstall:
 deps:
 	scripts/install-deps
 
-unit-test: all asan
+unit-test: all asan fuzz-build
 	bats --tap tests/unit
 
 cluster-test: all programs bench-programs
@@ -123,7 +140,7 @@ cluster-test: all programs bench-programs
 
 # Every test: unit layer first, then real jobs on the test cluster.
 test: deps
-	$(MAKE) all asan programs bench-programs
+	$(MAKE) all asan programs bench-programs fuzz-build
 	bats --tap tests/unit tests/cluster
 
 # The benchmark (docs/benchmarks.md); QUICK=1: a short smoke run in build/.

@@ -171,6 +171,14 @@ static void put_managed(struct planner *pl, const char *name, const char *value)
 		return;
 	}
 	put(pl, name, value);
+	/*
+	 * A SLURM_IBNET_ORIG_<NAME> we did not plan here is not the user's value
+	 * of a variable we changed (the job or a stale environment set it): left
+	 * in place, a later step would "restore" it.
+	 */
+	orig_name(entry, sizeof(entry), name);
+	if (!find_op(pl, entry) && pl->lookup(pl->ctx, entry))
+		put(pl, entry, NULL);
 	snprintf(entry, sizeof(entry), "%.100s:%08x", name, ibnet_hash(value));
 	if (ibnet_strvec_push(&pl->managed, entry) < 0)
 		pl->nomem = true;
@@ -318,6 +326,9 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* More entries per node than this is not a Linda worker list (":N" counts workers). */
+#define WDEF_MAX_PER_NODE 4
+
 char *ibnet_wdef_rewrite(const struct ibnet_rule *rule, const char *wdef,
 			 const struct ibnet_strvec *ib_hosts, struct ibnet_err *err)
 {
@@ -335,6 +346,12 @@ char *ibnet_wdef_rewrite(const struct ibnet_rule *rule, const char *wdef,
 	}
 	if (ibnet_strvec_split(&items, wdef, ",") < 0)
 		goto nomem;
+	/* Linda starts workers on the job's nodes: the list grows with the job. */
+	if (items.n > WDEF_MAX_PER_NODE * (ib_hosts->n > 4 ? ib_hosts->n : 4)) {
+		ibnet_err_set(err, IBNET_PREFIX "GAUSS_WDEF lists %zu workers, more than %d per node "
+			      "of this %zu-node job", items.n, WDEF_MAX_PER_NODE, ib_hosts->n);
+		goto out;
+	}
 	for (i = 0; i < items.n; i++) {
 		char *host = items.v[i];
 		char *count = strchr(host, ':');
@@ -453,7 +470,8 @@ int ibnet_env_plan_build(const struct ibnet_config *cfg, const struct ibnet_job 
 	undo_previous(&pl);
 
 	if (network && job->nodelist) {
-		if (ibnet_hostlist_expand(job->nodelist, &hosts, err) < 0)
+		if (ibnet_hostlist_expand_max(job->nodelist, job->max_hosts ? job->max_hosts :
+					      IBNET_HOSTLIST_MAX, &hosts, err) < 0)
 			goto out;
 		if (job->transport == IBNET_TCP) {
 			net_hosts = hosts;

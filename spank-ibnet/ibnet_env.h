@@ -45,6 +45,7 @@ struct ibnet_job {
 	const char *alltoall_source;
 	const char *iface;		/* the interface ibnet_probe found; NULL for none */
 	const char *nodelist;		/* the job's nodes; NULL: no hosts */
+	unsigned long max_hosts;	/* how many the job has; 0: IBNET_HOSTLIST_MAX */
 	const char *rspreload_path;	/* resolved by ibnet_probe, for rsocket */
 	const char *rsgate_path;
 };

@@ -2,10 +2,13 @@
  * ibnet_hostlist.c - expand Slurm hostlist expressions.
  *
  * An item is split into segments: literal text and bracket groups. The
- * hosts of the item are the cartesian product of the segments, the last
- * bracket varying fastest, which is the order Slurm prints them in. The
- * product is walked like an odometer, so the cost is linear in the hosts
- * written, whatever the number of ranges in a bracket.
+ * hosts of the item are the cartesian product of the brackets, in Slurm's
+ * order (checked against scontrol show hostnames, tests/unit/hostlist-diff):
+ * the last bracket varies fastest, then the first, the second, and so on
+ * (a[1-2][1-2][1-2] is a111 a112 a211 a212 a121 ...); with one or two
+ * brackets that is plain lexicographic order. The product is walked like
+ * an odometer, so the cost is linear in the hosts written, whatever the
+ * number of ranges in a bracket.
  */
 #include "ibnet_hostlist.h"
 
@@ -58,7 +61,7 @@ static int parse_number(const char **p, unsigned long *val, int *width)
 
 /* Parse "1-4,7,010-012" up to the closing bracket. */
 static int parse_bracket(const char *s, size_t len, struct segment *seg,
-			 const char *expr, struct ibnet_err *err)
+			 const char *expr, unsigned long max, struct ibnet_err *err)
 {
 	const char *p = s, *end = s + len;
 
@@ -78,12 +81,11 @@ static int parse_bracket(const char *s, size_t len, struct segment *seg,
 		}
 		if (p < end && *p != ',')
 			goto bad;
-		if (p < end)
-			p++;
-		if (r.hi - r.lo >= IBNET_HOSTLIST_MAX ||
-		    seg->count + (r.hi - r.lo + 1) > IBNET_HOSTLIST_MAX) {
-			ibnet_err_set(err, IBNET_PREFIX "hostlist %s has more than %u hosts",
-				      ibnet_quote(expr), IBNET_HOSTLIST_MAX);
+		if (p < end && ++p == end)
+			goto bad;	/* "[2,]": an empty range is a typo, as Slurm says */
+		if (r.hi - r.lo >= max || seg->count + (r.hi - r.lo + 1) > max) {
+			ibnet_err_set(err, IBNET_PREFIX "hostlist %s has more than %lu hosts",
+				      ibnet_quote(expr), max);
 			return -1;
 		}
 		if (seg->nranges == seg->cap) {
@@ -143,17 +145,20 @@ struct cursor {
 	unsigned long off;
 };
 
-/* Step to the next host, the last bracket fastest; false after the last. */
-static bool cursor_next(const struct segment *seg, struct cursor *cur, size_t nseg)
+/*
+ * Step to the next host; false after the last. order[] lists the bracket
+ * segments from the fastest-varying: the last bracket, then the others from
+ * the first.
+ */
+static bool cursor_next(const struct segment *seg, struct cursor *cur, const size_t *order,
+			size_t nbrackets)
 {
-	size_t i = nseg;
+	size_t k;
 
-	while (i-- > 0) {
-		const struct range *r;
+	for (k = 0; k < nbrackets; k++) {
+		size_t i = order[k];
+		const struct range *r = &seg[i].ranges[cur[i].r];
 
-		if (seg[i].text)
-			continue;
-		r = &seg[i].ranges[cur[i].r];
 		if (r->lo + cur[i].off < r->hi) {
 			cur[i].off++;
 			return true;
@@ -167,7 +172,7 @@ static bool cursor_next(const struct segment *seg, struct cursor *cur, size_t ns
 }
 
 static int expand_item(const char *item, size_t len, const char *expr,
-		       struct ibnet_strvec *out, unsigned long *total,
+		       unsigned long max, struct ibnet_strvec *out, unsigned long *total,
 		       struct ibnet_err *err)
 {
 	struct segment *seg = NULL;
@@ -176,6 +181,7 @@ static int expand_item(const char *item, size_t len, const char *expr,
 	unsigned long count = 1, k;
 	char *name = NULL;
 	struct cursor *cur = NULL;
+	size_t *order = NULL, nbrackets = 0;
 	int rc = -1;
 
 	while (p < end) {
@@ -195,7 +201,7 @@ static int expand_item(const char *item, size_t len, const char *expr,
 				goto out;
 			}
 			if (parse_bracket(p + 1, (size_t)(close - p - 1), &seg[nseg - 1],
-					  expr, err) < 0)
+					  expr, max, err) < 0)
 				goto out;
 			p = close + 1;
 		} else {
@@ -216,16 +222,16 @@ static int expand_item(const char *item, size_t len, const char *expr,
 				goto nomem;
 			p += n;
 		}
-		if (count > IBNET_HOSTLIST_MAX / seg[nseg - 1].count) {
-			ibnet_err_set(err, IBNET_PREFIX "hostlist %s has more than %u hosts",
-				      ibnet_quote(expr), IBNET_HOSTLIST_MAX);
+		if (count > max / seg[nseg - 1].count) {
+			ibnet_err_set(err, IBNET_PREFIX "hostlist %s has more than %lu hosts",
+				      ibnet_quote(expr), max);
 			goto out;
 		}
 		count *= seg[nseg - 1].count;
 	}
-	if (*total + count > IBNET_HOSTLIST_MAX) {
-		ibnet_err_set(err, IBNET_PREFIX "hostlist %s has more than %u hosts",
-			      ibnet_quote(expr), IBNET_HOSTLIST_MAX);
+	if (*total + count > max) {
+		ibnet_err_set(err, IBNET_PREFIX "hostlist %s has more than %lu hosts",
+			      ibnet_quote(expr), max);
 		goto out;
 	}
 	*total += count;
@@ -238,9 +244,19 @@ static int expand_item(const char *item, size_t len, const char *expr,
 		goto nomem;
 
 	cur = calloc(nseg ? nseg : 1, sizeof(*cur));
-	if (!cur)
+	order = malloc((nseg ? nseg : 1) * sizeof(*order));
+	if (!cur || !order)
 		goto nomem;
-	for (k = 0; k < count; k++, cursor_next(seg, cur, nseg)) {
+	for (i = nseg; i-- > 0;) {	/* the last bracket first */
+		if (!seg[i].text) {
+			order[nbrackets++] = i;
+			break;
+		}
+	}
+	for (i = 0; nbrackets && i < order[0]; i++)
+		if (!seg[i].text)
+			order[nbrackets++] = i;
+	for (k = 0; k < count; k++, cursor_next(seg, cur, order, nbrackets)) {
 		size_t o = 0;
 
 		for (i = 0; i < nseg; i++) {
@@ -271,12 +287,19 @@ nomem:
 out:
 	free(name);
 	free(cur);
+	free(order);
 	segments_free(seg, nseg);
 	return rc;
 }
 
 int ibnet_hostlist_expand(const char *expr, struct ibnet_strvec *out,
 			  struct ibnet_err *err)
+{
+	return ibnet_hostlist_expand_max(expr, IBNET_HOSTLIST_MAX, out, err);
+}
+
+int ibnet_hostlist_expand_max(const char *expr, unsigned long max, struct ibnet_strvec *out,
+			      struct ibnet_err *err)
 {
 	const char *p = expr;
 	unsigned long total = 0;
@@ -302,7 +325,7 @@ int ibnet_hostlist_expand(const char *expr, struct ibnet_strvec *out,
 				      ibnet_quote(expr));
 			return -1;
 		}
-		if (expand_item(p, (size_t)(q - p), expr, out, &total, err) < 0)
+		if (expand_item(p, (size_t)(q - p), expr, max, out, &total, err) < 0)
 			return -1;
 		p = *q ? q + 1 : q;
 		if (*q && !*p) {

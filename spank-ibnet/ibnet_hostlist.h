@@ -18,5 +18,8 @@
 /* Append the hosts of expr to out, in order. 0 on success. */
 int ibnet_hostlist_expand(const char *expr, struct ibnet_strvec *out,
 			  struct ibnet_err *err);
+/* The same, refusing more than max hosts (the job's size, where it is known). */
+int ibnet_hostlist_expand_max(const char *expr, unsigned long max, struct ibnet_strvec *out,
+			      struct ibnet_err *err);
 
 #endif

@@ -318,7 +318,8 @@ int main(int argc, char **argv)
 	else if (env) {
 		char *nodelist = NULL;
 
-		if (!job.nodelist && ibnet_job_nodelist(process_getenv, NULL, &nodelist, &err) == 0)
+		if (!job.nodelist &&
+		    ibnet_job_nodelist(process_getenv, NULL, &nodelist, &job.max_hosts, &err) == 0)
 			job.nodelist = nodelist;
 		rc = err.msg[0] ? -1 : do_env(&cfg, &opts, &job, iface, repeat, &err);
 		free(nodelist);

@@ -52,7 +52,10 @@ const char *ibnet_probe_rsgate(const struct ibnet_config *cfg, struct ibnet_err 
 	return NULL;
 }
 
-/* One ioctl: does iface have an IPv4 address? (getifaddrs costs 10 times more.) */
+/*
+ * Two ioctls: is iface up, with an IPv4 address? (getifaddrs costs 10
+ * times more.) A down interface keeps its address, so both are asked.
+ */
 static int iface_has_ipv4(const char *iface)
 {
 	struct ifreq ifr;
@@ -62,12 +65,13 @@ static int iface_has_ipv4(const char *iface)
 		return 0;
 	memset(&ifr, 0, sizeof(ifr));
 	strncpy(ifr.ifr_name, iface, IFNAMSIZ - 1);
-	ok = ioctl(s, SIOCGIFADDR, &ifr) == 0;
+	ok = ioctl(s, SIOCGIFFLAGS, &ifr) == 0 && (ifr.ifr_flags & IFF_UP) &&
+	     ioctl(s, SIOCGIFADDR, &ifr) == 0;
 	close(s);
 	return ok;
 }
 
-/* Does the interface named exactly `name` have an IPv4 or IPv6 address? */
+/* Does the interface named exactly `name` have an IPv4 or IPv6 address, and is it up? */
 static int iface_has_address(const char *name, struct ifaddrs *all)
 {
 	struct ifaddrs *p;
@@ -76,19 +80,19 @@ static int iface_has_address(const char *name, struct ifaddrs *all)
 		return 1;
 	for (p = all; p; p = p->ifa_next)	/* an IPv6-only interface */
 		if (p->ifa_addr && p->ifa_name && strcmp(p->ifa_name, name) == 0 &&
-		    p->ifa_addr->sa_family == AF_INET6)
+		    p->ifa_addr->sa_family == AF_INET6 && (p->ifa_flags & IFF_UP))
 			return 1;
 	return 0;
 }
 
-/* The alphabetically first interface with an address matching `pattern`. */
+/* The alphabetically first interface, up and with an address, matching `pattern`. */
 static const char *iface_match(const char *pattern, struct ifaddrs *all)
 {
 	const char *best = NULL;
 	struct ifaddrs *p;
 
 	for (p = all; p; p = p->ifa_next) {
-		if (!p->ifa_addr || !p->ifa_name ||
+		if (!p->ifa_addr || !p->ifa_name || !(p->ifa_flags & IFF_UP) ||
 		    (p->ifa_addr->sa_family != AF_INET && p->ifa_addr->sa_family != AF_INET6))
 			continue;
 		if (fnmatch(pattern, p->ifa_name, 0) == 0 && (!best || strcmp(p->ifa_name, best) < 0))
@@ -109,7 +113,7 @@ int ibnet_probe_iface(const char *list, const char *why, char found[IBNET_IFNAME
 		ibnet_err_set(err, IBNET_PREFIX "out of memory");
 		return -1;
 	}
-	/* One ioctl answers the common case, a plain name with IPv4. */
+	/* Two ioctls answer the common case, a plain name, up, with IPv4. */
 	if (items.n && !strpbrk(items.v[0], "*?[") && iface_has_ipv4(items.v[0]))
 		hit = items.v[0];
 	if (!hit && getifaddrs(&all) < 0) {
@@ -126,11 +130,11 @@ int ibnet_probe_iface(const char *list, const char *why, char found[IBNET_IFNAME
 	if (hit)
 		snprintf(found, IBNET_IFNAME_MAX, "%s", hit);
 	else if (items.n == 1 && !strpbrk(list, "*?["))
-		ibnet_err_set(err, IBNET_PREFIX "%s needs network interface %s, which has no address "
-			      "on this node", why, list);
+		ibnet_err_set(err, IBNET_PREFIX "%s needs network interface %s, which is down or has "
+			      "no address on this node", why, list);
 	else
 		ibnet_err_set(err, IBNET_PREFIX "%s needs one of the network interfaces %s, and none "
-			      "of them has an address on this node", why, list);
+			      "of them is up with an address on this node", why, list);
 	if (all)
 		freeifaddrs(all);
 	ibnet_strvec_free(&items);

@@ -3,6 +3,8 @@
  */
 #include "ibnet_request.h"
 
+#include "ibnet_hostlist.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,17 +58,35 @@ bool ibnet_request_explicit(const struct ibnet_options *opts, ibnet_env_lookup_f
 	       lookup(ctx, TRANSPORT_VAR) || lookup(ctx, ALLTOALL_VAR);
 }
 
-int ibnet_job_nodelist(ibnet_env_lookup_fn lookup, void *ctx, char **out, struct ibnet_err *err)
+/* A count of nodes Slurm gave in `name`; 0 if absent or not a count. */
+static unsigned long node_count(ibnet_env_lookup_fn lookup, void *ctx, const char *name)
+{
+	const char *v = lookup(ctx, name);
+	char *end;
+	unsigned long n;
+
+	if (!v || *v < '0' || *v > '9')
+		return 0;
+	n = strtoul(v, &end, 10);
+	return *end || n > IBNET_HOSTLIST_MAX ? 0 : n;
+}
+
+int ibnet_job_nodelist(ibnet_env_lookup_fn lookup, void *ctx, char **out, unsigned long *max,
+		       struct ibnet_err *err)
 {
 	const char *size = lookup(ctx, "SLURM_HET_SIZE");
 	const char *all = lookup(ctx, "SLURM_JOB_NODELIST");
 	struct ibnet_buf b = { 0 };
+	unsigned long sum = 0;
+	bool bounded = true;
 	char *end;
 	long n, i;
 
 	*out = NULL;
+	*max = 0;
 	n = size ? strtol(size, &end, 10) : 0;
 	if (!size || *end || n < 1 || n > 128) {
+		*max = node_count(lookup, ctx, "SLURM_JOB_NUM_NODES");
 		if (all && !(*out = strdup(all)))
 			goto nomem;
 		return 0;
@@ -74,7 +94,12 @@ int ibnet_job_nodelist(ibnet_env_lookup_fn lookup, void *ctx, char **out, struct
 	for (i = 0; i < n; i++) {
 		char name[64];
 		const char *part;
+		unsigned long count;
 
+		snprintf(name, sizeof(name), "SLURM_JOB_NUM_NODES_HET_GROUP_%ld", i);
+		count = node_count(lookup, ctx, name);
+		sum += count;
+		bounded = bounded && count;	/* one unknown: only the global cap */
 		snprintf(name, sizeof(name), "SLURM_JOB_NODELIST_HET_GROUP_%ld", i);
 		if (!(part = lookup(ctx, name))) {
 			ibnet_err_set(err, IBNET_PREFIX "heterogeneous job without %s", name);
@@ -84,6 +109,7 @@ int ibnet_job_nodelist(ibnet_env_lookup_fn lookup, void *ctx, char **out, struct
 		if ((b.len && ibnet_buf_adds(&b, ",") < 0) || ibnet_buf_adds(&b, part) < 0)
 			goto nomem;
 	}
+	*max = bounded && sum <= IBNET_HOSTLIST_MAX ? sum : 0;
 	*out = ibnet_buf_take(&b);
 	if (*out)
 		return 0;

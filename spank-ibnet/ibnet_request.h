@@ -49,8 +49,11 @@ bool ibnet_request_explicit(const struct ibnet_options *opts, ibnet_env_lookup_f
  * heterogeneous job (SLURM_HET_SIZE) every component's
  * SLURM_JOB_NODELIST_HET_GROUP_<i> joined, since a batch step sees only
  * component 0 in SLURM_JOB_NODELIST. *out is malloc'd, or NULL if the job
- * has no node list.
+ * has no node list. *max is how many nodes the job has (SLURM_JOB_NUM_NODES,
+ * or the components' sum), 0 if Slurm did not say: the list may not name
+ * more, so its cost grows with the job, not with a global cap.
  */
-int ibnet_job_nodelist(ibnet_env_lookup_fn lookup, void *ctx, char **out, struct ibnet_err *err);
+int ibnet_job_nodelist(ibnet_env_lookup_fn lookup, void *ctx, char **out, unsigned long *max,
+		       struct ibnet_err *err);
 
 #endif

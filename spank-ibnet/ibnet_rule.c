@@ -133,6 +133,7 @@ static int regex_bounded(const char *re, const char *spec, struct ibnet_err *err
 {
 	unsigned long total[REGEX_MAX_DEPTH + 1] = { 0 }, last = 0;
 	const char *why = NULL;
+	bool repeated = false;	/* the previous token was a repetition */
 	int depth = 0;
 	const char *p;
 
@@ -189,7 +190,11 @@ static int regex_bounded(const char *re, const char *spec, struct ibnet_err *err
 			char *end;
 			unsigned long m = strtoul(p + 1, &end, 10), n = m;
 
-			if (end == p + 1 || (*end != '}' && *end != ','))
+			/* Digits only: strtoul would also take "+8", " 8" or "-1". */
+			if (p[1] < '0' || p[1] > '9' || (end[0] == ',' && end[1] != '}' &&
+							 (end[1] < '0' || end[1] > '9')))
+				why = "bad interval {m,n} (0 <= m <= n <= 255)";
+			else if (end == p + 1 || (*end != '}' && *end != ','))
 				why = "'{' does not start an interval {m}, {m,} or {m,n}";
 			else if (*end == ',' && end[1] != '}')
 				n = strtoul(end + 1, &end, 10);
@@ -212,10 +217,17 @@ static int regex_bounded(const char *re, const char *spec, struct ibnet_err *err
 				why = "a repetition (*, +, ?, {m,n}) follows nothing";
 				break;
 			}
+			/* a{1,8}{1,8}, a+? : undefined in POSIX; TRE crashed on some. */
+			if (repeated) {
+				why = "two repetitions in a row; put the first in parentheses";
+				break;
+			}
+			repeated = true;
 			total[depth] += last * (times - 1);
 			last *= times;
 		} else {
 			total[depth] += last == 0 ? 0 : (*p == ')' ? last : 1);
+			repeated = false;
 		}
 		if (total[depth] > REGEX_MAX_STATES)
 			why = "its repetitions expand to more than 2000 states (nested {m,n})";

@@ -287,7 +287,7 @@ static void plan_step(spank_t sp, struct ibnet_job *job, char iface[IBNET_IFNAME
 	if (ibnet_request_resolve(&cfg, &opts, job_getenv, env, job, &step_err) < 0 ||
 	    probe_node(job, iface, &step_err) < 0)
 		goto refused;
-	if (ibnet_job_nodelist(job_getenv, env, &nodelist, &step_err) < 0)
+	if (ibnet_job_nodelist(job_getenv, env, &nodelist, &job->max_hosts, &step_err) < 0)
 		goto refused;
 	job->nodelist = nodelist;
 	rc = ibnet_env_plan_build(&cfg, job, job_getenv, env, &step_plan, &step_err);

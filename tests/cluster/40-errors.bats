@@ -95,7 +95,7 @@ setup() {
 	cluster_up -n 2 --plugin-args 'ib_iface=ib7'
 	run timeout 60 srun -N1 --transport=ipoib true
 	assert_failure
-	assert_output --partial "spank-ibnet: --transport=ipoib needs network interface ib7, which has no address on this node"
+	assert_output --partial "spank-ibnet: --transport=ipoib needs network interface ib7, which is down or has no address on this node"
 	run timeout 60 srun -N1 --transport=tcp printenv SLURM_IBNET_TRANSPORT
 	assert_success
 	assert_output tcp

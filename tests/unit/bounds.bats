@@ -18,7 +18,17 @@ refused() {
 	refused 's/(x{1,255}){1,255}/y/' 'expand to more than 2000 states'
 	refused 's/a{256}/x/' 'bad interval'
 	refused 's/a{3,2}/x/' 'bad interval'
-	refused 's/a{x}/y/' "'{' does not start an interval"
+	refused 's/a{x}/y/' 'bad interval'
+}
+
+@test "stacked repetitions and signed intervals (TRE crashed in tre_compile: found by fuzz_rule) are refused" {
+	refused 's/]{1,8}{1,+8}{1,8}5/x$1/' 'bad interval'
+	refused 's/a{1,8}{1,8}/x/' 'two repetitions in a row'
+	refused 's/a+?/x/' 'two repetitions in a row'
+	refused 's/a{1,+8}/x/' 'bad interval'
+	refused 's/a{ 8}/x/' "bad interval"
+	run "$IBNET_HOSTS" --rule 's/(a{1,8}){1,8}/x/' aaaa
+	assert_output 'x'
 }
 
 @test "back-references, which make TRE backtrack without end, are refused" {

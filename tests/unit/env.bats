@@ -251,3 +251,22 @@ plan() {
 	assert_line 'step2: unset unset'
 	assert_line --partial 'LD_PRELOAD was unset by the job after spank-ibnet set it: left as the job has it'
 }
+
+@test "a SLURM_IBNET_ORIG_* the plugin did not plan is never 'restored' (found by fuzz_env)" {
+	run env -i PATH="$PATH" SLURM_IBNET_ORIG_LD_PRELOAD=/x.so bash -c '
+		eval "$("$0" --config "$1" --env --iface ib0 --transport=rsocket --nodelist c1-1 2>/dev/null)"
+		echo "job: $LD_PRELOAD ${SLURM_IBNET_ORIG_LD_PRELOAD-unset}"
+		eval "$("$0" --config "$1" --env --iface ib0 --transport=rsocket --nodelist c1-1 2>/dev/null)"
+		echo "step: $LD_PRELOAD"' "$IBNET_HOSTS" "$CONF"
+	assert_success
+	assert_line "job: $RSGATE:$RSPRELOAD unset"
+	assert_line "step: $RSGATE:$RSPRELOAD"
+}
+
+@test "a GAUSS_WDEF longer than 4 workers per node of the job is refused (it grows with the job)" {
+	run plan GAUSS_WDEF="$(seq -s, -f 'c1-%g' 1 17)" -- --transport=ipoib --nodelist 'c1-[1-2]'
+	assert_failure
+	assert_output --partial 'spank-ibnet: GAUSS_WDEF lists 17 workers, more than 4 per node of this 2-node job'
+	run plan GAUSS_WDEF="$(seq -s, -f 'c1-%g' 1 16)" -- --transport=ipoib --nodelist 'c1-[1-2]'
+	assert_success
+}

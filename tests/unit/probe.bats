@@ -22,10 +22,10 @@ load ../helpers/common
 @test "no interface of the list on the node: a sentence naming the list" {
 	run "$IBNET_HOSTS" --config 'ib_iface=nosuch0,nosuch*' --env --transport=rsocket --nodelist c1-1
 	assert_failure
-	assert_output "spank-ibnet: --transport=rsocket needs one of the network interfaces nosuch0,nosuch*, and none of them has an address on this node"
+	assert_output "spank-ibnet: --transport=rsocket needs one of the network interfaces nosuch0,nosuch*, and none of them is up with an address on this node"
 	run "$IBNET_HOSTS" --config 'ib_iface=nosuch0' --env --transport=ipoib --nodelist c1-1
 	assert_failure
-	assert_output "spank-ibnet: --transport=ipoib needs network interface nosuch0, which has no address on this node"
+	assert_output "spank-ibnet: --transport=ipoib needs network interface nosuch0, which is down or has no address on this node"
 }
 
 @test "transport none probes nothing: no interface needed" {
