@@ -157,3 +157,43 @@ except OSError as e:
 	assert_failure
 	assert_output --partial 'cannot read the exported calls of /etc/hostname'
 }
+
+@test "setuid programs: glibc drops the preload (secure mode), so the gate never runs in them" {
+	id nobody >/dev/null 2>&1 || skip "no user nobody"
+	printf '%s\n' '#include <stdio.h>' '#include <string.h>' '#include <unistd.h>' \
+		'int main(void) { char l[512]; int p = 0; FILE *f = fopen("/proc/self/maps", "r");' \
+		'  while (f && fgets(l, sizeof l, f)) p |= strstr(l, "rsgate") || strstr(l, "librspreload");' \
+		'  printf("euid=%d preloaded=%d\n", (int)geteuid(), p); return 0; }' > "$BATS_TEST_TMPDIR/suid.c"
+	# A directory nobody can reach (bats' own is private), removed at the end.
+	SUID_DIR=$(mktemp -d /tmp/ibnet-suid.XXXXXX)
+	chmod 755 "$SUID_DIR"
+	cc -o "$SUID_DIR/suid" "$BATS_TEST_TMPDIR/suid.c"
+	chmod 4755 "$SUID_DIR/suid"
+	run runuser -u nobody -- env LD_PRELOAD="$PRE" "$SUID_DIR/suid"
+	rm -rf "$SUID_DIR"
+	[ "$output" != "euid=65534 preloaded=1" ] || skip "setuid has no effect here (nosuid mount)"
+	assert_output 'euid=0 preloaded=0'
+	# The same preload in an ordinary program of the same user is loaded.
+	run runuser -u nobody -- env LD_PRELOAD="$PRE" bash -c 'grep -c rsgate /proc/$$/maps'
+	[ "$output" -ge 1 ]
+}
+
+@test "no SLURM_IBNET_* value ever puts a user's path in LD_PRELOAD or makes the gate load one" {
+	local conf="ib_hostname=$PAPER_RULE rsgate=$RSGATE" evil=$BATS_TEST_TMPDIR/evil.so
+	: > "$evil"
+	run env -i PATH="$PATH" SLURM_IBNET_RSOCKET_PROGRAMS="$evil" SLURM_IBNET_ORIG_LD_PRELOAD="$evil" \
+		SLURM_IBNET_MANAGED="LD_PRELOAD:-,SLURM_IBNET_RSGATE:00000000" SLURM_IBNET_RSGATE="$evil" \
+		SLURM_IBNET_HOSTS="$evil" GAUSS_WDEF=c1-1 \
+		"$IBNET_HOSTS" --config "$conf" --env --iface ib0 --transport=rsocket --nodelist c1-1
+	assert_success
+	refute_line --regexp "^export LD_PRELOAD=.*evil"
+	# LD_PRELOAD was taken over by the (forged) bookkeeping: left alone, never set to evil.
+	run env -i PATH="$PATH" SLURM_IBNET_ORIG_LD_PRELOAD="$evil" \
+		"$IBNET_HOSTS" --config "$conf" --env --iface ib0 --transport=rsocket --nodelist c1-1
+	assert_line "export LD_PRELOAD='$RSGATE:$RSPRELOAD'"
+	# The gate reads only patterns from the job: a path there is a pattern that matches nothing.
+	run env SLURM_IBNET_RSOCKET_PROGRAMS="$evil" SLURM_IBNET_RSOCKET_DEBUG=1 LD_PRELOAD="$PRE" \
+		bash -c 'grep -c evil /proc/$$/maps'
+	assert_output --partial 'bash: kernel sockets'
+	assert_line 0
+}
