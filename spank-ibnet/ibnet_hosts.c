@@ -34,7 +34,8 @@ static void usage(FILE *fp)
 	      "  --config ARGS      plugstack.conf arguments of spank-ibnet, space-separated\n"
 	      "  --expand           print the hosts without mapping them\n"
 	      "  --separator SEP    between hosts in the output (default ',')\n"
-	      "  --check            check --config and print the settings it gives\n"
+	      "  --check            check --config and print the settings it gives; with\n"
+	      "                     --nodelist, map every node as the plugin would\n"
 	      "  --probe            print the librspreload and gate this node would preload\n"
 	      "  --env              print, as shell commands, the environment changes a job\n"
 	      "                     step would get, taking this environment as the job's,\n"
@@ -110,6 +111,27 @@ static int do_check(const struct ibnet_config *cfg)
 	       cfg->rspreload ? cfg->rspreload : "(search)", cfg->rsgate,
 	       cfg->rsocket_programs, cfg->rdma_device ? cfg->rdma_device : "(unset)");
 	return 0;
+}
+
+/*
+ * --check --nodelist "$(sinfo -h -o %N)": what would fail at run time on
+ * this cluster's nodes fails here, before the line is installed.
+ */
+static int do_check_nodes(const struct ibnet_config *cfg, const char *nodelist,
+			  struct ibnet_err *err)
+{
+	struct ibnet_strvec hosts = { 0 }, mapped = { 0 };
+	int rc = -1;
+
+	if (ibnet_hostlist_expand(nodelist, &hosts, err) == 0 &&
+	    ibnet_rule_map(cfg->ib_rule, &hosts, &mapped, err) == 0) {
+		printf("nodes: %zu, each mapped (first: %s -> %s)\n", hosts.n, hosts.v[0],
+		       mapped.v[0]);
+		rc = 0;
+	}
+	ibnet_strvec_free(&hosts);
+	ibnet_strvec_free(&mapped);
+	return rc;
 }
 
 static int do_probe(const struct ibnet_config *cfg, struct ibnet_err *err)
@@ -311,9 +333,11 @@ int main(int argc, char **argv)
 		ibnet_strvec_free(&args);
 		return 1;
 	}
-	if (check)
+	if (check) {
 		rc = do_check(&cfg);
-	else if (probe)
+		if (rc == 0 && job.nodelist)
+			rc = do_check_nodes(&cfg, job.nodelist, &err);
+	} else if (probe)
 		rc = do_probe(&cfg, &err);
 	else if (env) {
 		char *nodelist = NULL;

@@ -121,3 +121,12 @@ load ../helpers/common
 	assert_failure
 	assert_output "spank-ibnet: --transport=rsocket is not allowed on this cluster (allowed: tcp, ipoib)"
 }
+
+@test "--check --nodelist maps every node as the plugin would, and fails on the first it cannot" {
+	run "$IBNET_HOSTS" --config "ib_hostname=$PAPER_RULE" --check --nodelist 'c1-[1-4]'
+	assert_success
+	assert_line 'nodes: 4, each mapped (first: c1-1 -> cib1-1)'
+	run "$IBNET_HOSTS" --config "ib_hostname=$PAPER_RULE" --check --nodelist 'c1-[1-4],login1'
+	assert_failure
+	assert_output --partial "does not match node name 'login1'"
+}
