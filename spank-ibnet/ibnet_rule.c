@@ -193,7 +193,7 @@ static int regex_bounded(const char *re, const char *spec, struct ibnet_err *err
 			/* Digits only: strtoul would also take "+8", " 8" or "-1". */
 			if (p[1] < '0' || p[1] > '9' || (end[0] == ',' && end[1] != '}' &&
 							 (end[1] < '0' || end[1] > '9')))
-				why = "bad interval {m,n} (0 <= m <= n <= 255)";
+				why = "bad interval {m,n} (digits only, m <= n, 1 <= n <= 255)";
 			else if (end == p + 1 || (*end != '}' && *end != ','))
 				why = "'{' does not start an interval {m}, {m,} or {m,n}";
 			else if (*end == ',' && end[1] != '}')
@@ -201,7 +201,7 @@ static int regex_bounded(const char *re, const char *spec, struct ibnet_err *err
 			else if (*end == ',')
 				n = m + 1, end++;	/* {m,}: m copies and a loop */
 			if (!why && (*end != '}' || n < m || n > REGEX_MAX_REPEAT || n == 0))
-				why = "bad interval {m,n} (0 <= m <= n <= 255)";
+				why = "bad interval {m,n} (digits only, m <= n, 1 <= n <= 255)";
 			if (why)
 				break;
 			p = end;
