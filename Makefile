@@ -16,11 +16,20 @@ GATE_DIR         ?= $(LIBDIR)/spank-ibnet
 DATADIR          ?= $(PREFIX)/share/spank-ibnet
 DESTDIR          ?=
 
+VERSION := $(shell cat VERSION)
+
 CC      ?= cc
 CFLAGS  ?= -O2 -g
+LDFLAGS ?=
 WARN     = -Wall -Wextra -Werror
-DEFS     = -D_GNU_SOURCE -DIBNET_RSGATE_DEFAULT='"$(GATE_DIR)/libibnet-rsgate.so"'
-ALL_CFLAGS = -std=gnu11 $(WARN) $(DEFS) $(CFLAGS)
+DEFS     = -D_GNU_SOURCE -DIBNET_VERSION='"$(VERSION)"' \
+	   -DIBNET_RSGATE_DEFAULT='"$(GATE_DIR)/libibnet-rsgate.so"'
+# Hardening, as distributions build: stack protector, fortified libc calls,
+# full RELRO and immediate binding (the GOT is read-only once loaded).
+HARDEN   = -fstack-protector-strong -D_FORTIFY_SOURCE=2
+HARDEN_LD = -Wl,-z,relro,-z,now
+ALL_CFLAGS = -std=gnu11 $(WARN) $(DEFS) $(CFLAGS) $(HARDEN)
+ALL_LDFLAGS = $(HARDEN_LD) $(LDFLAGS)
 
 B   = build
 SRC = spank-ibnet
@@ -42,6 +51,7 @@ GATE_STAMP = $(B)/gate-path
 $(GATE_STAMP): FORCE | $(B)/pic
 	@echo '$(GATE_DIR)' | cmp -s - $@ || echo '$(GATE_DIR)' > $@
 $(B)/pic/ibnet_config.o $(B)/obj/ibnet_config.o: $(GATE_STAMP)
+$(B)/pic/spank_ibnet.o $(B)/obj/ibnet_hosts.o: VERSION
 FORCE:
 
 $(B)/pic/%.o: $(SRC)/%.c $(wildcard $(SRC)/*.h) | $(B)/pic
@@ -51,13 +61,15 @@ $(B)/obj/%.o: $(SRC)/%.c $(wildcard $(SRC)/*.h) | $(B)/obj
 $(B)/pic $(B)/obj:
 	mkdir -p $@
 
-# Slurm's symbols (slurm_error, spank_*) come from the process loading us.
-$(PLUGIN): $(B)/pic/spank_ibnet.o $(CORE_PIC)
-	$(CC) -shared -o $@ $^ -ltre
+# Slurm's symbols (slurm_error, spank_*) come from the process loading us;
+# the version script exports only what Slurm looks up.
+$(PLUGIN): $(B)/pic/spank_ibnet.o $(CORE_PIC) $(SRC)/spank_ibnet.map
+	$(CC) -shared $(ALL_LDFLAGS) -Wl,--version-script=$(SRC)/spank_ibnet.map \
+	    -o $@ $(filter %.o,$^) -ltre
 $(GATE): $(SRC)/rsocket_gate.c $(SRC)/rspreload_calls.h | $(B)/pic
-	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< -ldl
+	$(CC) $(ALL_CFLAGS) -fPIC -shared $(ALL_LDFLAGS) -o $@ $< -ldl
 $(TOOL): $(B)/obj/ibnet_hosts.o $(CORE_OBJ)
-	$(CC) -o $@ $^ -ltre
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ltre
 
 # The C unit layer under AddressSanitizer/UBSan, for the memory tests.
 asan: $(B)/asan/ibnet-hosts

@@ -47,6 +47,7 @@ static void usage(FILE *fp)
 	      "                     every $SLURM_JOB_NODELIST_HET_GROUP_N of a heterogeneous job)\n"
 	      "  --iface NAME       the interface the node has (with --env; default: look for\n"
 	      "                     eth_iface or ib_iface on this machine, as the plugin does)\n"
+	      "  --version          print the version\n"
 	      "  --repeat N         do the mapping (or --env plan) N times and print its median\n"
 	      "                     time on stderr, as the plugin would spend it\n",
 	      fp);
@@ -251,7 +252,8 @@ done:
 int main(int argc, char **argv)
 {
 	enum { OPT_RULE = 256, OPT_CONFIG, OPT_EXPAND, OPT_CHECK, OPT_PROBE, OPT_ENV, OPT_TRANSPORT,
-	       OPT_ORDERED, OPT_NO_ORDERED, OPT_NODELIST, OPT_IFACE, OPT_SEP, OPT_REPEAT, OPT_HELP };
+	       OPT_ORDERED, OPT_NO_ORDERED, OPT_NODELIST, OPT_IFACE, OPT_SEP, OPT_REPEAT, OPT_HELP,
+	       OPT_VERSION };
 	static const struct option longopts[] = {
 		{ "rule", required_argument, NULL, OPT_RULE },
 		{ "config", required_argument, NULL, OPT_CONFIG },
@@ -267,6 +269,7 @@ int main(int argc, char **argv)
 		{ "separator", required_argument, NULL, OPT_SEP },
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
 		{ "help", no_argument, NULL, OPT_HELP },
+		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct ibnet_err err = { "" };
@@ -308,6 +311,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case OPT_HELP: usage(stdout); return 0;
+		case OPT_VERSION: puts("ibnet-hosts (spank-ibnet) " IBNET_VERSION); return 0;
 		default: usage(stderr); return 2;
 		}
 	}

@@ -39,6 +39,10 @@
 #include "ibnet_probe.h"
 #include "ibnet_request.h"
 
+#ifndef IBNET_VERSION
+#define IBNET_VERSION "unknown"
+#endif
+
 SPANK_PLUGIN(ibnet, 1);
 
 #if defined(SLURM_VERSION_NUMBER) && SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
@@ -133,6 +137,8 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	spank_context_t ctx = spank_context();
 	int i;
 
+	if (ctx == S_CTX_SLURMD)
+		slurm_info(IBNET_PREFIX "version " IBNET_VERSION " loaded");
 	if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR && ctx != S_CTX_REMOTE)
 		return 0;
 	for (i = 0; ibnet_options[i].name; i++) {

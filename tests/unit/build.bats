@@ -21,3 +21,39 @@ load ../helpers/common
 	run nm "$BUILD/spank_ibnet.so"
 	refute_output --partial 'slurm_spank_init_failure_mode'
 }
+
+@test "the plugin exports only the SPANK entry points and its identity (a linker version script)" {
+	run bash -c "nm -D --defined-only '$BUILD/spank_ibnet.so' | awk '{ print \$3 }' | sort"
+	assert_success
+	refute_output --partial 'ibnet_'
+	assert_line 'slurm_spank_init'
+	assert_line 'slurm_spank_task_init'
+	assert_line 'plugin_name'
+	assert_line 'spank_plugin_version'
+	[ "$(grep -cv -e '^slurm_spank_' -e '^plugin_' -e '^spank_plugin_version$' <<<"$output")" -eq 0 ]
+}
+
+@test "plugin, gate and ibnet-hosts are hardened: full RELRO, BIND_NOW, stack protector, fortified calls" {
+	local f
+	for f in "$BUILD/spank_ibnet.so" "$BUILD/libibnet-rsgate.so" "$BUILD/ibnet-hosts"; do
+		run readelf -d "$f"
+		assert_output --partial 'BIND_NOW'
+		run readelf -lW "$f"
+		assert_output --partial 'GNU_RELRO'
+	done
+	for f in "$BUILD/spank_ibnet.so" "$BUILD/ibnet-hosts"; do
+		run nm -D "$f"
+		assert_output --partial '__stack_chk_fail'
+		assert_output --regexp '__[a-z]+_chk@'
+	done
+}
+
+@test "a version, the same everywhere: VERSION, ibnet-hosts --version, NEWS, the plugin's slurmd log line" {
+	local v
+	v=$(cat "$REPO/VERSION")
+	[[ "$v" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]
+	run "$IBNET_HOSTS" --version
+	assert_output "ibnet-hosts (spank-ibnet) $v"
+	grep -q "^$v " "$REPO/NEWS"
+	grep -q "version $v loaded" "$BUILD/spank_ibnet.so"
+}
