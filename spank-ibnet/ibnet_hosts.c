@@ -157,23 +157,10 @@ static int do_env(const struct ibnet_config *cfg, const struct ibnet_options *op
 
 	if (ibnet_request_resolve(cfg, opts, process_getenv, NULL, job, err) < 0)
 		return -1;
-	if (job->transport != IBNET_NONE) {
-		char why[64];
-
-		snprintf(why, sizeof(why), "--transport=%s", ibnet_transport_name(job->transport));
-		if (iface)
-			job->iface = iface;
-		else if (ibnet_probe_iface(job->transport == IBNET_TCP ? cfg->eth_iface :
-					   cfg->ib_iface, why, found, err) < 0)
-			return -1;
-		else
-			job->iface = found;
-	}
-	if (job->transport == IBNET_RSOCKET) {
-		if (!(job->rspreload_path = ibnet_probe_rspreload(cfg, err)) ||
-		    !(job->rsgate_path = ibnet_probe_rsgate(cfg, err)))
-			return -1;
-	}
+	/* --iface: the interface a node has, where this machine has not; else probe as the plugin. */
+	job->iface = job->transport == IBNET_NONE ? NULL : iface;
+	if (ibnet_probe_job(cfg, job, found, err) < 0)
+		return -1;
 	if (repeat > 0) {
 		double *t = malloc((size_t)repeat * sizeof(*t));
 

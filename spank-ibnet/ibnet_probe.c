@@ -2,6 +2,7 @@
  * ibnet_probe.c - what this node has: librspreload, our gate, interfaces.
  */
 #include "ibnet_probe.h"
+#include "ibnet_env.h"
 #include "rspreload_calls.h"
 
 #include <elf.h>
@@ -139,6 +140,27 @@ int ibnet_probe_iface(const char *list, const char *why, char found[IBNET_IFNAME
 		freeifaddrs(all);
 	ibnet_strvec_free(&items);
 	return hit ? 0 : -1;
+}
+
+int ibnet_probe_job(const struct ibnet_config *cfg, struct ibnet_job *job,
+		    char iface[IBNET_IFNAME_MAX], struct ibnet_err *err)
+{
+	char why[64];
+
+	if (job->transport == IBNET_NONE)
+		return 0;
+	snprintf(why, sizeof(why), "--transport=%s", ibnet_transport_name(job->transport));
+	if (!job->iface) {
+		if (ibnet_probe_iface(job->transport == IBNET_TCP ? cfg->eth_iface : cfg->ib_iface,
+				      why, iface, err) < 0)
+			return -1;
+		job->iface = iface;
+	}
+	if (job->transport != IBNET_RSOCKET)
+		return 0;
+	job->rspreload_path = ibnet_probe_rspreload(cfg, err);
+	job->rsgate_path = job->rspreload_path ? ibnet_probe_rsgate(cfg, err) : NULL;
+	return job->rsgate_path ? 0 : -1;
 }
 
 static const char *const gate_calls[] = { RSPRELOAD_CALL_NAMES, NULL };

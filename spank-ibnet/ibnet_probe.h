@@ -43,4 +43,14 @@ const char *ibnet_probe_rsgate(const struct ibnet_config *cfg, struct ibnet_err 
 int ibnet_probe_iface(const char *list, const char *why, char found[IBNET_IFNAME_MAX],
 		      struct ibnet_err *err);
 
+/*
+ * Everything a step's transport needs on this node, filled into job: the
+ * interface (from eth_iface for tcp, ib_iface otherwise, into `iface`;
+ * skipped if job->iface is already set), and for rsocket librspreload and
+ * the gate. Nothing for transport none. 0, or -1 with err set.
+ */
+struct ibnet_job;
+int ibnet_probe_job(const struct ibnet_config *cfg, struct ibnet_job *job,
+		    char iface[IBNET_IFNAME_MAX], struct ibnet_err *err);
+
 #endif

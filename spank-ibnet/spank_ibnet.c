@@ -196,25 +196,6 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	return 0;
 }
 
-/* Check this node has what the transport needs; fill in what it found. */
-static int probe_node(struct ibnet_job *job, char iface[IBNET_IFNAME_MAX], struct ibnet_err *err)
-{
-	char why[64];
-
-	if (job->transport == IBNET_NONE)
-		return 0;
-	snprintf(why, sizeof(why), "--transport=%s", ibnet_transport_name(job->transport));
-	if (ibnet_probe_iface(job->transport == IBNET_TCP ? cfg.eth_iface : cfg.ib_iface,
-			      why, iface, err) < 0)
-		return -1;
-	job->iface = iface;
-	if (job->transport != IBNET_RSOCKET)
-		return 0;
-	job->rspreload_path = ibnet_probe_rspreload(&cfg, err);
-	job->rsgate_path = job->rspreload_path ? ibnet_probe_rsgate(&cfg, err) : NULL;
-	return job->rsgate_path ? 0 : -1;
-}
-
 static int apply_plan(spank_t sp, const struct ibnet_env_plan *plan)
 {
 	size_t i;
@@ -291,7 +272,7 @@ static void plan_step(spank_t sp, struct ibnet_job *job, char iface[IBNET_IFNAME
 		goto refused;
 	}
 	if (ibnet_request_resolve(&cfg, &opts, job_getenv, env, job, &step_err) < 0 ||
-	    probe_node(job, iface, &step_err) < 0)
+	    ibnet_probe_job(&cfg, job, iface, &step_err) < 0)
 		goto refused;
 	if (ibnet_job_nodelist(job_getenv, env, &nodelist, &job->max_hosts, &step_err) < 0)
 		goto refused;
