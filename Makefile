@@ -65,18 +65,18 @@ $(B)/pic $(B)/obj:
 # the version script exports only what Slurm looks up.
 $(PLUGIN): $(B)/pic/spank_ibnet.o $(CORE_PIC) $(SRC)/spank_ibnet.map
 	$(CC) -shared $(ALL_LDFLAGS) -Wl,--version-script=$(SRC)/spank_ibnet.map \
-	    -o $@ $(filter %.o,$^) -ltre
+	    -o $@ $(filter %.o,$^)
 $(GATE): $(SRC)/rsocket_gate.c $(SRC)/rspreload_calls.h | $(B)/pic
 	$(CC) $(ALL_CFLAGS) -fPIC -shared $(ALL_LDFLAGS) -o $@ $< -ldl
 $(TOOL): $(B)/obj/ibnet_hosts.o $(CORE_OBJ)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ltre
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
 # The C unit layer under AddressSanitizer/UBSan, for the memory tests.
 asan: $(B)/asan/ibnet-hosts
 $(B)/asan/ibnet-hosts: $(SRC)/ibnet_hosts.c $(CORE:%=$(SRC)/%.c) $(wildcard $(SRC)/*.h)
 	mkdir -p $(B)/asan
 	$(CC) -std=gnu11 $(WARN) $(DEFS) -O1 -g -fsanitize=address,undefined \
-	    -fno-omit-frame-pointer -o $@ $(SRC)/ibnet_hosts.c $(CORE:%=$(SRC)/%.c) -ltre
+	    -fno-omit-frame-pointer -o $@ $(SRC)/ibnet_hosts.c $(CORE:%=$(SRC)/%.c)
 
 # libFuzzer harnesses (tests/fuzz), under ASan and UBSan; needs clang.
 #   make fuzz                  every harness for FUZZ_SECONDS (default 30) each
@@ -90,7 +90,7 @@ FUZZ_FLAGS = -std=gnu11 $(WARN) $(DEFS) -g -O1 -fsanitize=fuzzer,address,undefin
 fuzz-build: $(FUZZERS:%=$(B)/fuzz/fuzz_%)
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(CORE:%=$(SRC)/%.c) $(wildcard $(SRC)/*.h)
 	mkdir -p $(B)/fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(CORE:%=$(SRC)/%.c) -ltre
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(CORE:%=$(SRC)/%.c)
 fuzz: fuzz-build
 	tests/fuzz/run $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS))
 

@@ -1,26 +1,27 @@
 /*
  * ibnet_rule.c - how a node name becomes its IB host name.
  *
- * The regex engine is TRE, a POSIX regex library, not glibc's regcomp:
- * extracting groups (\1 in the replacement) costs glibc about five times
- * the match itself (its sift_states_backward), which made mapping 10,000
- * nodes take 9 ms; TRE's tagged automaton does it in a quarter of that.
- * The Lua side uses TRE too (lrexlib's rex_tre), so both run one engine.
+ * The regex engine is glibc's POSIX regcomp/regexec, so the plugin needs
+ * nothing outside the base OS (TRE, used before, is EPEL-only on RHEL).
+ * glibc's match alone is as fast as TRE's; what costs is locating groups
+ * (its sift_states_backward), so apply asks only for the groups the
+ * replacement uses: a rule without \N maps 10,000 nodes in about 2 ms, one
+ * with \1 in about 6 ms (docs/benchmarks.md measures both).
  *
  * A rule reaches every srun, sbatch and slurmstepd, so its cost must be
- * bounded whatever an admin types. TRE's matcher is linear in the name for
- * a given automaton, but back-references switch it to a backtracking
- * matcher that can run for ever (TRE bug #53), nested counted repetitions
- * are expanded copy by copy ((a{50}){50}){50} is 125,000 states and
- * overflowed slurmstepd's stack), and an unmatched ')' after "\\" makes
- * tre_regcomp allocate without end (TRE bug #50). regex_bounded() refuses
- * all three before TRE sees the regex.
+ * bounded whatever an admin types. Back-references make POSIX matchers
+ * backtrack without end (TRE bug #53; glibc's exponential cases, such as
+ * CVE-2018-20796), nested counted repetitions are expanded copy by copy
+ * (((a{50}){50}){50} is 125,000 states and overflowed slurmstepd's stack
+ * under TRE), and an unmatched ')' after "\\" made TRE allocate without end
+ * (TRE bug #50). regex_bounded() refuses all of these before regcomp sees
+ * the regex, whichever engine is behind it.
  */
 #include "ibnet_rule.h"
 
 #include <errno.h>
 #include <sys/stat.h>
-#include <tre/tre.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@ struct ibnet_rule {
 	bool is_table;
 	/* s/REGEX/REPLACEMENT/ */
 	regex_t re;
+	size_t nmatch;		/* 1 + the highest group the replacement uses */
 	char *replacement;	/* unescaped except for \N group references */
 	/* file:PATH, sorted by node for bsearch */
 	struct name_pair *pairs;
@@ -53,7 +55,7 @@ void ibnet_rule_free(struct ibnet_rule *rule)
 	if (!rule)
 		return;
 	if (!rule->is_table && rule->replacement)
-		tre_regfree(&rule->re);
+		regfree(&rule->re);
 	free(rule->replacement);
 	for (i = 0; i < rule->npairs; i++) {
 		free(rule->pairs[i].node);
@@ -266,12 +268,12 @@ static int parse_regex_rule(struct ibnet_rule *rule, const char *spec,
 		rule->replacement = NULL;
 		return -1;
 	}
-	rc = tre_regcomp(&rule->re, regex, REG_EXTENDED);
+	rc = regcomp(&rule->re, regex, REG_EXTENDED);
 	free(regex);
 	if (rc) {
 		char msg[128];
 
-		tre_regerror(rc, &rule->re, msg, sizeof(msg));
+		regerror(rc, &rule->re, msg, sizeof(msg));
 		free(rule->replacement);
 		rule->replacement = NULL;
 		ibnet_err_set(err, IBNET_PREFIX "ib_hostname rule %s: bad regular expression: %s",
@@ -279,6 +281,7 @@ static int parse_regex_rule(struct ibnet_rule *rule, const char *spec,
 		return -1;
 	}
 	/* Check the replacement once here, so apply cannot meet a bad one. */
+	rule->nmatch = 1;
 	for (r = rule->replacement; *r; r++) {
 		if (*r != '\\')
 			continue;
@@ -289,6 +292,8 @@ static int parse_regex_rule(struct ibnet_rule *rule, const char *spec,
 					      "the regex does not have", ibnet_quote(spec), *r);
 				return -1;
 			}
+			if ((size_t)(*r - '0') + 1 > rule->nmatch)
+				rule->nmatch = (size_t)(*r - '0') + 1;
 		} else if (*r != '\\') {
 			char c[8];
 
@@ -440,10 +445,11 @@ static char *apply_regex(const struct ibnet_rule *rule, const char *node,
 	const char *r;
 	int ok = 0;
 
-	/* Groups past \9 cannot be referenced: never ask for more slots than m has. */
-	size_t nmatch = rule->re.re_nsub + 1 < 10 ? rule->re.re_nsub + 1 : 10;
-
-	if (tre_regexec(&rule->re, node, nmatch, m, 0) != 0) {
+	/*
+	 * Ask only for the groups the replacement uses (at most \9, so m is
+	 * large enough): glibc's cost of locating groups grows with nmatch.
+	 */
+	if (regexec(&rule->re, node, rule->nmatch, m, 0) != 0) {
 		ibnet_err_set(err, IBNET_PREFIX "ib_hostname rule %s does not match node name %s",
 			      ibnet_quote(rule->spec), ibnet_quote(node));
 		return NULL;
