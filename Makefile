@@ -104,12 +104,12 @@ $(B)/tests/linda_standin: tests/programs/linda_standin.c
 	mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $<
 
-# The benchmark's workloads (scripts/bench): Open MPI programs and a socket farm.
+# The benchmark's workloads (devel/bench): Open MPI programs and a socket farm.
 bench-programs: $(B)/bench/a2a_bench $(B)/bench/pingpong $(B)/bench/linda_farm.exel
-$(B)/bench/a2a_bench $(B)/bench/pingpong: $(B)/bench/%: scripts/bench/%.c
+$(B)/bench/a2a_bench $(B)/bench/pingpong: $(B)/bench/%: devel/bench/%.c
 	mkdir -p $(B)/bench
 	mpicc.openmpi -O2 -Wall -Wextra -Werror -o $@ $<
-$(B)/bench/linda_farm.exel: scripts/bench/linda_farm.c
+$(B)/bench/linda_farm.exel: devel/bench/linda_farm.c
 	mkdir -p $(B)/bench
 	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $< -lpthread
 
@@ -142,7 +142,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)
 
 deps:
-	scripts/install-deps
+	devel/install-deps
 
 unit-test: all asan fuzz-build
 	bats --tap tests/unit
@@ -158,11 +158,11 @@ test: deps
 # The benchmark (docs/benchmarks.md); QUICK=1: a short smoke run in build/.
 bench: deps
 	$(MAKE) all bench-programs
-	scripts/ibnet-bench $(if $(QUICK),--quick)
+	devel/ibnet-bench $(if $(QUICK),--quick)
 
 demo: deps
 	$(MAKE) all
-	scripts/demo
+	devel/demo
 
 clean:
 	rm -rf $(B)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# scripts/ibnet-cluster itself: up, up again, status, shape, down.
+# devel/ibnet-cluster itself: up, up again, status, shape, down.
 
 load ../helpers/common
 load ../helpers/cluster

@@ -8,7 +8,7 @@ load ../helpers/cluster
 
 setup_file() {
 	export BENCH_OUT=$BATS_FILE_TMPDIR/bench
-	"$REPO/scripts/ibnet-bench" --quick --out "$BENCH_OUT" > "$BATS_FILE_TMPDIR/bench.log" 2>&1 ||
+	"$REPO/devel/ibnet-bench" --quick --out "$BENCH_OUT" > "$BATS_FILE_TMPDIR/bench.log" 2>&1 ||
 		{ cat "$BATS_FILE_TMPDIR/bench.log" >&3; return 1; }
 }
 

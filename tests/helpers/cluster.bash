@@ -1,7 +1,7 @@
-# Helpers for tests on the real test cluster (scripts/ibnet-cluster).
+# Helpers for tests on the real test cluster (devel/ibnet-cluster).
 # Every wait is bounded; the cluster is taken down in teardown_file.
 
-CLUSTER=$REPO/scripts/ibnet-cluster
+CLUSTER=$REPO/devel/ibnet-cluster
 export IBNET_CLUSTER_DIR=${IBNET_CLUSTER_DIR:-$REPO/.cluster}
 export SLURM_CONF=$IBNET_CLUSTER_DIR/slurm.conf
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

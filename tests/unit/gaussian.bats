@@ -202,7 +202,7 @@ teardown() {
 
 lua_side() {
 	local got
-	got=$("$REPO/scripts/ibnet-hosts-lua" "$1" "$2") || true
+	got=$("$REPO/devel/ibnet-hosts-lua" "$1" "$2") || true
 	case $got in ERROR:*) echo ERROR ;; *) echo "$got" ;; esac
 }
 

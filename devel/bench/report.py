@@ -16,7 +16,7 @@ import subprocess
 import sys
 from collections import defaultdict
 
-# Port rates of the scenarios in bits/s (scripts/ibnet-bench, SHAPE).
+# Port rates of the scenarios in bits/s (devel/ibnet-bench, SHAPE).
 RATES = {"gige-lossy": 100e6, "gige-fc": 100e6, "ipoib": 400e6}
 SCENARIOS = {
     "gige-lossy": "Ethernet switch without flow control: eth ports 100 Mbit/s, 24 KB buffer",
@@ -274,7 +274,7 @@ def main():
     rows = load(a.csv)
     lines, plots = [], []
     head = ["# spank-ibnet benchmarks\n",
-            "Produced by `make bench` (`scripts/ibnet-bench`) on the project's test cluster: real "
+            "Produced by `make bench` (`devel/ibnet-bench`) on the project's test cluster: real "
             "Slurm 22.05, one slurmd per node in its own network namespace, real Open MPI 4.1.4. "
             "**The networks are simulated**: two veth networks through Linux bridges, with the "
             "switch ports shaped by tc (token bucket: rate and port buffer). There is no "
