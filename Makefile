@@ -5,6 +5,8 @@
 #   make demo       install missing packages, build, start the test cluster, run a job
 #   make fuzz       libFuzzer harnesses under ASan/UBSan (tests/fuzz), FUZZ_SECONDS each
 #   make install    PREFIX=/usr/local DESTDIR= SLURM_PLUGIN_DIR=...  (enables nothing)
+#   make deb        a Debian package (packaging/debian) in build/deb/, checked by lintian
+#   make rpm        an RPM (packaging/rpm/spank-ibnet.spec) in build/rpm/
 
 PREFIX           ?= /usr/local
 LIBDIR           ?= $(PREFIX)/lib
@@ -42,7 +44,7 @@ PLUGIN = $(B)/spank_ibnet.so
 GATE   = $(B)/libibnet-rsgate.so
 TOOL   = $(B)/ibnet-hosts
 
-.PHONY: FORCE fuzz fuzz-build bench bench-programs all install uninstall test unit-test cluster-test demo deps asan programs clean
+.PHONY: deb rpm dist FORCE fuzz fuzz-build bench bench-programs all install uninstall test unit-test cluster-test demo deps asan programs clean
 all: $(PLUGIN) $(GATE) $(TOOL)
 
 # The gate's install path is compiled in: rebuild what uses it when it changes
@@ -132,14 +134,43 @@ install: all
 	ln -sf $(DATADIR)/scripts/gaussian-ib-input $(DESTDIR)$(BINDIR)/gaussian-ib-input
 	# The example is data, not configuration: installing enables nothing.
 	sed -e 's|@SLURM_PLUGIN_DIR@|$(SLURM_PLUGIN_DIR)|' -e 's|@DATADIR@|$(DATADIR)|' \
-	    docs/ibnet.conf.example > $(DESTDIR)$(DATADIR)/ibnet.conf
+	    docs/examples/ibnet.conf > $(DESTDIR)$(DATADIR)/ibnet.conf
 	chmod 0644 $(DESTDIR)$(DATADIR)/ibnet.conf
+	install -d $(DESTDIR)$(DATADIR)/examples
+	install -m 0644 docs/examples/job_submit.lua $(DESTDIR)$(DATADIR)/examples/job_submit.lua
 
 uninstall:
 	rm -f $(DESTDIR)$(SLURM_PLUGIN_DIR)/spank_ibnet.so $(DESTDIR)$(GATE_DIR)/libibnet-rsgate.so \
 	    $(DESTDIR)$(BINDIR)/ibnet-hosts $(DESTDIR)$(MANDIR)/man8/spank-ibnet.8 \
 	    $(DESTDIR)$(BINDIR)/gaussian-ib-setup $(DESTDIR)$(BINDIR)/gaussian-ib-input
 	rm -rf $(DESTDIR)$(DATADIR)
+
+# The source as it is in the work tree (tracked and new files, not ignored ones),
+# for the package builds.
+DIST = $(B)/dist/spank-ibnet-$(VERSION)
+dist:
+	rm -rf $(B)/dist && mkdir -p $(DIST)
+	git ls-files -z --cached --others --exclude-standard | \
+	    xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' sh | \
+	    tar --null -T - -cf - | tar -xf - -C $(DIST)
+	tar -C $(B)/dist -czf $(B)/dist/spank-ibnet-$(VERSION).tar.gz spank-ibnet-$(VERSION)
+
+# Debian: packaging/debian becomes the tree's debian/; dpkg-buildpackage writes
+# the .deb beside the tree, in build/deb/. lintian's errors fail the target.
+deb: dist
+	rm -rf $(B)/deb && mkdir -p $(B)/deb
+	cp -a $(DIST) $(B)/deb/ && cp -a packaging/debian $(B)/deb/spank-ibnet-$(VERSION)/debian
+	cd $(B)/deb/spank-ibnet-$(VERSION) && dpkg-buildpackage -us -uc -b
+	lintian --fail-on error --info $(B)/deb/spank-ibnet_$(VERSION)_*.changes
+
+# RPM, with RHEL's paths. --nodeps: this Debian machine's rpm database does not
+# hold slurm-devel (BuildRequires); the Slurm headers come from libslurm-dev.
+RPM_TOP = $(CURDIR)/$(B)/rpm
+rpm: dist
+	rm -rf $(RPM_TOP) && mkdir -p $(RPM_TOP)/SOURCES
+	cp $(B)/dist/spank-ibnet-$(VERSION).tar.gz $(RPM_TOP)/SOURCES/
+	rpmbuild -bb --nodeps --define '_topdir $(RPM_TOP)' --define 'version_from_tree $(VERSION)' \
+	    packaging/rpm/spank-ibnet.spec
 
 deps:
 	devel/install-deps

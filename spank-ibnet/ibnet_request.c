@@ -51,6 +51,19 @@ int ibnet_request_resolve(const struct ibnet_config *cfg, const struct ibnet_opt
 	return 0;
 }
 
+size_t ibnet_request_control_env(const struct ibnet_job *job, struct ibnet_control_var vars[2])
+{
+	size_t n = 0;
+
+	if (job->transport == IBNET_NONE && !job->ordered_alltoall)
+		return 0;
+	vars[n].name = "IBNET_TRANSPORT";
+	vars[n++].value = ibnet_transport_name(job->transport);
+	vars[n].name = "IBNET_ALLTOALL";
+	vars[n++].value = job->ordered_alltoall ? "ordered" : "default";
+	return n;
+}
+
 bool ibnet_request_explicit(const struct ibnet_options *opts, ibnet_env_lookup_fn lookup,
 			    void *ctx)
 {

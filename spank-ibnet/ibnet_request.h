@@ -45,6 +45,19 @@ bool ibnet_request_explicit(const struct ibnet_options *opts, ibnet_env_lookup_f
 			    void *ctx);
 
 /*
+ * What sbatch, srun and salloc put in the job control environment for the
+ * scheduler: job_submit.lua reads it as job_desc.spank_job_env, prolog and
+ * epilog as SPANK_IBNET_TRANSPORT and SPANK_IBNET_ALLTOALL. A job that asks
+ * for nothing (transport none, default all-to-all) records nothing. Fills
+ * vars[] with name/value pairs and returns how many (0..2).
+ */
+struct ibnet_control_var {
+	const char *name;
+	const char *value;
+};
+size_t ibnet_request_control_env(const struct ibnet_job *job, struct ibnet_control_var vars[2]);
+
+/*
  * The job's nodes, as a hostlist: SLURM_JOB_NODELIST, or for a
  * heterogeneous job (SLURM_HET_SIZE) every component's
  * SLURM_JOB_NODELIST_HET_GROUP_<i> joined, since a batch step sees only

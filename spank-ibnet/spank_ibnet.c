@@ -179,6 +179,26 @@ static const char *job_getenv(void *ctx, const char *name)
 	return NULL;
 }
 
+/*
+ * Tell the scheduler what the job asked for (job_submit.lua, prolog, epilog:
+ * see ibnet_request_control_env). Only a command that creates the job can:
+ * an srun inside an allocation gets ESPANK_NOT_LOCAL or has no job to
+ * change, which is not an error.
+ */
+static void record_for_scheduler(spank_t sp, const struct ibnet_job *job)
+{
+	struct ibnet_control_var vars[2];
+	size_t i, n = ibnet_request_control_env(job, vars);
+
+	for (i = 0; i < n; i++) {
+		spank_err_t rc = spank_job_control_setenv(sp, vars[i].name, vars[i].value, 1);
+
+		if (rc != ESPANK_SUCCESS)
+			slurm_debug(IBNET_PREFIX "job control environment: %s=%s not recorded: %s",
+				    vars[i].name, vars[i].value, spank_strerror(rc));
+	}
+}
+
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
 	struct ibnet_err err = { "" };
@@ -193,6 +213,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		slurm_error("%s", err.msg);
 		return -1;
 	}
+	record_for_scheduler(sp, &job);
 	return 0;
 }
 
