@@ -117,11 +117,12 @@ $(B)/bench/linda_farm.exel: devel/bench/linda_farm.c
 
 install: all
 	install -d $(DESTDIR)$(SLURM_PLUGIN_DIR) $(DESTDIR)$(GATE_DIR) $(DESTDIR)$(BINDIR) \
-	    $(DESTDIR)$(MANDIR)/man8
+	    $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1
 	install -m 0755 $(PLUGIN) $(DESTDIR)$(SLURM_PLUGIN_DIR)/spank_ibnet.so
 	install -m 0755 $(GATE) $(DESTDIR)$(GATE_DIR)/libibnet-rsgate.so
 	install -m 0755 $(TOOL) $(DESTDIR)$(BINDIR)/ibnet-hosts
-	install -m 0644 docs/spank-ibnet.8 $(DESTDIR)$(MANDIR)/man8/spank-ibnet.8
+	install -m 0644 docs/spank-ibnet.8 docs/gaussian-ib-setup.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 docs/ibnet-hosts.1 docs/gaussian-ib-input.1 $(DESTDIR)$(MANDIR)/man1/
 	install -d $(DESTDIR)$(DATADIR)/lua/ibnet $(DESTDIR)$(DATADIR)/lmod-modules \
 	    $(DESTDIR)$(DATADIR)/scripts/gaussian-ib-bin
 	install -m 0644 lua/ibnet/hostname.lua $(DESTDIR)$(DATADIR)/lua/ibnet/
@@ -142,6 +143,8 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(SLURM_PLUGIN_DIR)/spank_ibnet.so $(DESTDIR)$(GATE_DIR)/libibnet-rsgate.so \
 	    $(DESTDIR)$(BINDIR)/ibnet-hosts $(DESTDIR)$(MANDIR)/man8/spank-ibnet.8 \
+	    $(DESTDIR)$(MANDIR)/man8/gaussian-ib-setup.8 $(DESTDIR)$(MANDIR)/man1/ibnet-hosts.1 \
+	    $(DESTDIR)$(MANDIR)/man1/gaussian-ib-input.1 \
 	    $(DESTDIR)$(BINDIR)/gaussian-ib-setup $(DESTDIR)$(BINDIR)/gaussian-ib-input
 	rm -rf $(DESTDIR)$(DATADIR)
 
