@@ -1,0 +1,43 @@
+#!/usr/bin/env bats
+# The RPM, built here with rpmbuild from Debian's rpm (--nodeps: this
+# machine's rpm database has no slurm-devel; the headers come from
+# libslurm-dev). Not tested here: installing it on a real RHEL node.
+
+load ../helpers/common
+
+setup_file() {
+	make -C "$REPO" rpm > "$BATS_FILE_TMPDIR/rpm.log" 2>&1 || { tail -30 "$BATS_FILE_TMPDIR/rpm.log" >&3; return 1; }
+}
+
+rpmfile() { ls "$REPO"/build/rpm/RPMS/*/spank-ibnet-"$(cat "$REPO/VERSION")"-1*.rpm; }
+
+@test "make rpm builds the package at the tree's version, for the Slurm release it was built against" {
+	run rpm -qp --qf '%{VERSION}\n' "$(rpmfile)"
+	assert_output "$(cat "$REPO/VERSION")"
+	run rpm -qpR "$(rpmfile)"
+	assert_line "slurm >= $("$REPO/packaging/slurm-release")"
+	assert_line "slurm < $("$REPO/packaging/slurm-release" --next)"
+}
+
+@test "the RPM uses RHEL's paths, and its gate path is the one compiled into its plugin" {
+	run rpm -qpl "$(rpmfile)"
+	assert_line /usr/lib64/slurm/spank_ibnet.so
+	assert_line /usr/lib64/spank-ibnet/libibnet-rsgate.so
+	assert_line /usr/bin/ibnet-hosts
+	assert_line /usr/share/spank-ibnet/ibnet.conf
+	refute_output --regexp '^/etc/'
+	mkdir -p "$BATS_TEST_TMPDIR/x"
+	(cd "$BATS_TEST_TMPDIR/x" && rpm2cpio "$(rpmfile)" | cpio -idm --quiet)
+	grep -q /usr/lib64/spank-ibnet/libibnet-rsgate.so "$BATS_TEST_TMPDIR/x/usr/lib64/slurm/spank_ibnet.so"
+	run cat "$BATS_TEST_TMPDIR/x/usr/share/spank-ibnet/ibnet.conf"
+	assert_output --partial "/usr/lib64/slurm/spank_ibnet.so"
+}
+
+@test "one version: VERSION, the Debian changelog, the spec's changelog and NEWS agree" {
+	local v
+	v=$(cat "$REPO/VERSION")
+	run dpkg-parsechangelog -l "$REPO/packaging/debian/changelog" -S Version
+	assert_output "$v"
+	grep -q -- "- $v-1\$" "$REPO/packaging/rpm/spank-ibnet.spec"
+	grep -q "^$v " "$REPO/NEWS"
+}
