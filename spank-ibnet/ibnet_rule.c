@@ -102,6 +102,8 @@ static char *take_field(const char **p)
 #define REGEX_MAX_DEPTH 32
 #define REGEX_MAX_REPEAT 255	/* POSIX RE_DUP_MAX */
 #define REGEX_MAX_STATES 2000	/* atoms after expanding {m,n} */
+#define REGEX_MAX_GROUPS 32	/* groups once {m,n}, *, +, ? are expanded */
+#define REGEX_MAX_GROUP_STATES 256	/* atoms of one repeated group, expanded */
 
 /* The end of the bracket expression that starts at s ('['), or NULL. */
 static const char *bracket_end(const char *s)
@@ -134,6 +136,12 @@ static const char *bracket_end(const char *s)
 static int regex_bounded(const char *re, const char *spec, struct ibnet_err *err)
 {
 	unsigned long total[REGEX_MAX_DEPTH + 1] = { 0 }, last = 0;
+	/*
+	 * The same count for groups, copies included: glibc's regcomp grows
+	 * with the cube of them where they can match empty. glast: the groups
+	 * of the last atom.
+	 */
+	unsigned long groups[REGEX_MAX_DEPTH + 1] = { 0 }, glast = 0;
 	const char *why = NULL;
 	bool repeated = false;	/* the previous token was a repetition */
 	int depth = 0;
@@ -155,7 +163,7 @@ static int regex_bounded(const char *re, const char *spec, struct ibnet_err *err
 			else if (!p[1])
 				why = "the regex ends with a lone backslash";
 			p++;
-			last = 1;
+			last = 1, glast = 0;
 			break;
 		case '[': {
 			const char *end = bracket_end(p);
@@ -165,25 +173,26 @@ static int regex_bounded(const char *re, const char *spec, struct ibnet_err *err
 				continue;
 			}
 			p = end;
-			last = 1;
+			last = 1, glast = 0;
 			break;
 		}
 		case '(':
 			if (++depth > REGEX_MAX_DEPTH)
 				why = "groups are nested too deep";
 			else
-				total[depth] = 0;
-			last = 0;
+				total[depth] = 0, groups[depth] = 0;
+			last = 0, glast = 0;
 			continue;
 		case ')':
 			if (depth == 0) {
 				why = "unmatched ')' (write \\) or [)] for a literal one)";
 				break;
 			}
+			glast = groups[depth] + 1;
 			last = total[depth--];
 			break;
 		case '|':
-			last = 0;
+			last = 0, glast = 0;
 			continue;
 		case '*': case '+': case '?':
 			times = 2;	/* TRE adds a loop, not copies; count it once more */
@@ -211,7 +220,7 @@ static int regex_bounded(const char *re, const char *spec, struct ibnet_err *err
 			break;
 		}
 		default:
-			last = 1;
+			last = 1, glast = 0;
 			break;
 		}
 		if (times > 1) {
@@ -225,14 +234,27 @@ static int regex_bounded(const char *re, const char *spec, struct ibnet_err *err
 				break;
 			}
 			repeated = true;
+			if (glast && last * times > REGEX_MAX_GROUP_STATES) {
+				why = "a repeated group expands to more than 256 states (such as "
+				      "(a{0,15}|b{0,15}){0,64}: glibc's regex compiles that in time and "
+				      "memory that grow with the cube of the copies)";
+				break;
+			}
 			total[depth] += last * (times - 1);
 			last *= times;
+			groups[depth] += glast * (times - 1);
+			glast *= times;
 		} else {
 			total[depth] += last == 0 ? 0 : (*p == ')' ? last : 1);
+			groups[depth] += *p == ')' ? glast : 0;
 			repeated = false;
 		}
 		if (total[depth] > REGEX_MAX_STATES)
 			why = "its repetitions expand to more than 2000 states (nested {m,n})";
+		else if (groups[depth] > REGEX_MAX_GROUPS)
+			why = "it has more than 32 groups once repetitions are expanded (such as (a?){1,100}: "
+			      "glibc's regex compiles that in time and memory that grow with the cube "
+			      "of the copies)";
 	}
 	if (!why && depth)
 		why = "unmatched '('";

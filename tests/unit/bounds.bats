@@ -14,8 +14,9 @@ refused() {
 }
 
 @test "nested counted repetitions that overflowed the matcher's stack are refused" {
-	refused 's/((a{50}){50}){50}/x/' 'expand to more than 2000 states'
-	refused 's/(x{1,255}){1,255}/y/' 'expand to more than 2000 states'
+	refused 's/((a{50}){50}){50}/x/' 'a repeated group expands to more than 256 states'
+	refused 's/(x{1,255}){1,255}/y/' 'a repeated group expands to more than 256 states'
+	refused "s/$(printf '[a-z]{255}%.0s' $(seq 1 8))/x/" 'expand to more than 2000 states'
 	refused 's/a{256}/x/' 'bad interval'
 	refused 's/a{3,2}/x/' 'bad interval'
 	refused 's/a{x}/y/' 'bad interval'
@@ -29,6 +30,22 @@ refused() {
 	refused 's/a{ 8}/x/' "bad interval"
 	run "$IBNET_HOSTS" --rule 's/(a{1,8}){1,8}/x/' aaaa
 	assert_output 'x'
+}
+
+@test "repeated groups that glibc's regcomp compiles in cubic time and memory are refused (found by fuzz_rule)" {
+	# Before: (a?){1,255} took 15 s, (a{0,8}){0,200} 4.8 s and 1 GB, in every srun and slurmstepd.
+	refused 's/^(a?){1,255}/x/' 'a repeated group expands to more than 256 states'
+	refused 's/^(a?){1,40}/x/' 'more than 32 groups once repetitions are expanded'
+	refused 's/^(a{0,8}){0,200}/x/' 'a repeated group expands to more than 256 states'
+	refused 's/^(a|b)(a?|b?){1,32}/x/' 'more than 32 groups'
+	refused 's/^()(a?()){1,255}()/x/' 'a repeated group expands to more than 256 states'	# the fuzzer's input
+	refused 's/^(a{0,15}|b{0,15}){0,64}/x/' 'a repeated group expands to more than 256 states'
+	# At the bounds: accepted, and compiled and applied in well under a second.
+	run timeout 2 "$IBNET_HOSTS" --rule 's/^(a?|b?|c?|d?|e?|f?|g?|h?){1,16}c/x/' c1-1
+	assert_success
+	assert_output 'x1-1'
+	run timeout 2 "$IBNET_HOSTS" --rule 's/^(a?|b?){1,32}c/x/' c1-1
+	assert_output 'x1-1'
 }
 
 @test "back-references, which make TRE backtrack without end, are refused" {
