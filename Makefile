@@ -36,7 +36,8 @@ ALL_LDFLAGS = $(HARDEN_LD) $(LDFLAGS)
 B   = build
 SRC = spank-ibnet
 # The decision layer: no Slurm, shared by the plugin and ibnet-hosts.
-CORE = ibnet_util ibnet_hostlist ibnet_rule ibnet_config ibnet_request ibnet_env ibnet_probe
+CORE = ibnet_util ibnet_hostlist ibnet_rule ibnet_config ibnet_request ibnet_env ibnet_probe \
+       ibnet_site ibnet_gaussian
 CORE_PIC = $(CORE:%=$(B)/pic/%.o)
 CORE_OBJ = $(CORE:%=$(B)/obj/%.o)
 
@@ -123,10 +124,11 @@ install: all
 	install -m 0755 $(TOOL) $(DESTDIR)$(BINDIR)/ibnet-hosts
 	install -m 0644 docs/spank-ibnet.8 docs/gaussian-ib-setup.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 docs/ibnet-hosts.1 docs/gaussian-ib-input.1 $(DESTDIR)$(MANDIR)/man1/
-	install -d $(DESTDIR)$(DATADIR)/lua/ibnet $(DESTDIR)$(DATADIR)/lmod-modules \
-	    $(DESTDIR)$(DATADIR)/scripts/gaussian-ib-bin
-	install -m 0644 lua/ibnet/hostname.lua $(DESTDIR)$(DATADIR)/lua/ibnet/
-	install -m 0644 lmod-modules/gaussian-ib.lua $(DESTDIR)$(DATADIR)/lmod-modules/
+	install -d $(DESTDIR)$(DATADIR)/lmod-modules/gaussian-ib $(DESTDIR)$(DATADIR)/scripts/gaussian-ib-bin
+	# The module knows where it was installed, so a site can copy it elsewhere.
+	for m in lmod-modules/gaussian-ib/*.lua; do \
+	    sed -e 's|@DATADIR@|$(DATADIR)|' $$m > $(DESTDIR)$(DATADIR)/$$m && \
+	    chmod 0644 $(DESTDIR)$(DATADIR)/$$m || exit 1; done
 	install -m 0755 scripts/gaussian-ib-setup scripts/gaussian-ib-input \
 	    scripts/linda-rsockets $(DESTDIR)$(DATADIR)/scripts/
 	install -m 0755 scripts/gaussian-ib-bin/g16 $(DESTDIR)$(DATADIR)/scripts/gaussian-ib-bin/

@@ -9,6 +9,7 @@
  * plugstack.conf line before installing it, and the tests reach the C
  * layer through it.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +18,11 @@
 
 #include "ibnet_config.h"
 #include "ibnet_env.h"
+#include "ibnet_gaussian.h"
 #include "ibnet_hostlist.h"
 #include "ibnet_probe.h"
 #include "ibnet_request.h"
+#include "ibnet_site.h"
 
 static void usage(FILE *fp)
 {
@@ -28,10 +31,17 @@ static void usage(FILE *fp)
 	      "       ibnet-hosts [--config '...'] --probe\n"
 	      "       ibnet-hosts [--config '...'] --env [--transport=T] [--[no-]ordered-alltoall]\n"
 	      "                   [--nodelist HOSTLIST] [--iface NAME]\n"
+	      "       ibnet-hosts --site [--rule RULE] --linda-input [FILE]\n"
 	      "\n"
 	      "Map a Slurm hostlist to IB host names with spank-ibnet's rules.\n"
 	      "  --rule RULE        s/REGEX/REPLACEMENT/ or file:PATH (default " IBNET_RULE_DEFAULT ")\n"
 	      "  --config ARGS      plugstack.conf arguments of spank-ibnet, space-separated\n"
+	      "  --site             the arguments of the site's own spank_ibnet.so line: in\n"
+	      "                     $IBNET_PLUGSTACK_CONF, else slurm.conf's PlugStackConfig,\n"
+	      "                     else plugstack.conf beside $SLURM_CONF (/etc/slurm)\n"
+	      "  --linda-input      copy a Gaussian input (FILE or stdin) to stdout with each\n"
+	      "                     %LindaWorkers line's hosts under their IB names; the\n"
+	      "                     rule is read only if there is such a line\n"
 	      "  --expand           print the hosts without mapping them\n"
 	      "  --separator SEP    between hosts in the output (default ',')\n"
 	      "  --check            check --config and print the settings it gives; with\n"
@@ -236,11 +246,66 @@ done:
 	return rc;
 }
 
+/* The whole of a Gaussian input; inputs are small, but bound what is read. */
+#define LINDA_INPUT_MAX (64u << 20)
+static int read_all(const char *path, struct ibnet_buf *b, struct ibnet_err *err)
+{
+	FILE *fp = path && strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	char chunk[65536];
+	size_t n;
+
+	if (!fp) {
+		ibnet_err_set(err, IBNET_PREFIX "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0) {
+		if (b->len + n > LINDA_INPUT_MAX || ibnet_buf_add(b, chunk, n) < 0) {
+			ibnet_err_set(err, IBNET_PREFIX "%s: larger than 64 MiB or out of memory",
+				      path ? path : "standard input");
+			break;
+		}
+	}
+	if (!err->msg[0] && ferror(fp))
+		ibnet_err_set(err, IBNET_PREFIX "cannot read %s", path ? path : "standard input");
+	if (fp != stdin)
+		fclose(fp);
+	if (!b->s && !err->msg[0])
+		ibnet_buf_add(b, "", 0);
+	return err->msg[0] ? -1 : 0;
+}
+
+/* The job's IB names, when run inside a job whose nodes the rule maps. */
+static int do_linda_input(const struct ibnet_config *cfg, const struct ibnet_buf *in,
+			  struct ibnet_err *err)
+{
+	struct ibnet_strvec hosts = { 0 }, ib_hosts = { 0 };
+	struct ibnet_err ignored = { "" };
+	struct ibnet_buf out = { 0 };
+	unsigned long max = 0;
+	char *nodelist = NULL;
+	int rc;
+
+	/* Hosts of the job already under IB names are kept as they are. */
+	if (ibnet_job_nodelist(process_getenv, NULL, &nodelist, &max, &ignored) == 0 && nodelist &&
+	    ibnet_hostlist_expand(nodelist, &hosts, &ignored) == 0)
+		ibnet_rule_map(cfg->ib_rule, &hosts, &ib_hosts, &ignored);
+	free(nodelist);
+	rc = ibnet_linda_input_rewrite(cfg->ib_rule, &ib_hosts, in->s, in->len, &out, err);
+	if (rc == 0 && fwrite(out.s ? out.s : "", 1, out.len, stdout) != out.len) {
+		ibnet_err_set(err, IBNET_PREFIX "cannot write standard output");
+		rc = -1;
+	}
+	ibnet_buf_free(&out);
+	ibnet_strvec_free(&hosts);
+	ibnet_strvec_free(&ib_hosts);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_RULE = 256, OPT_CONFIG, OPT_EXPAND, OPT_CHECK, OPT_PROBE, OPT_ENV, OPT_TRANSPORT,
 	       OPT_ORDERED, OPT_NO_ORDERED, OPT_NODELIST, OPT_IFACE, OPT_SEP, OPT_REPEAT, OPT_HELP,
-	       OPT_VERSION };
+	       OPT_VERSION, OPT_SITE, OPT_LINDA };
 	static const struct option longopts[] = {
 		{ "rule", required_argument, NULL, OPT_RULE },
 		{ "config", required_argument, NULL, OPT_CONFIG },
@@ -257,6 +322,8 @@ int main(int argc, char **argv)
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "site", no_argument, NULL, OPT_SITE },
+		{ "linda-input", no_argument, NULL, OPT_LINDA },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct ibnet_err err = { "" };
@@ -265,7 +332,9 @@ int main(int argc, char **argv)
 	struct ibnet_job job = { 0 };
 	struct ibnet_options opts = { 0 };
 	const char *rule = NULL, *config = "", *sep = ",", *iface = NULL;
-	int expand = 0, check = 0, probe = 0, env = 0, repeat = 0, c, rc = 1;
+	int expand = 0, check = 0, probe = 0, env = 0, repeat = 0, site = 0, linda = 0, c, rc = 1;
+	struct ibnet_buf input = { 0 };
+	char *site_from = NULL;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
@@ -299,16 +368,44 @@ int main(int argc, char **argv)
 			break;
 		case OPT_HELP: usage(stdout); return 0;
 		case OPT_VERSION: puts("ibnet-hosts (spank-ibnet) " IBNET_VERSION); return 0;
+		case OPT_SITE: site = 1; break;
+		case OPT_LINDA: linda = 1; break;
 		default: usage(stderr); return 2;
 		}
 	}
-	if ((env || check || probe) == (optind < argc) ||
-	    (env + check + probe > 1) || (!env && !check && !probe && optind + 1 != argc)) {
+	if (linda) {
+		if (env || check || probe || optind + 1 < argc) {
+			usage(stderr);
+			return 2;
+		}
+		if (read_all(optind < argc ? argv[optind] : NULL, &input, &err) < 0) {
+			fprintf(stderr, "%s\n", err.msg);
+			return 1;
+		}
+		/* Nothing to rename: pass it through without needing the site's rule. */
+		if (!ibnet_linda_input_has_workers(input.s, input.len)) {
+			rc = fwrite(input.s, 1, input.len, stdout) == input.len ? 0 : 1;
+			ibnet_buf_free(&input);
+			return rc;
+		}
+	} else if ((env || check || probe) == (optind < argc) ||
+		   (env + check + probe > 1) || (!env && !check && !probe && optind + 1 != argc)) {
 		usage(stderr);
 		return 2;
 	}
-	if (ibnet_strvec_split(&args, config, " \t\n") < 0)
-		goto oom;
+	if (site && *config) {
+		fprintf(stderr, IBNET_PREFIX "--site and --config both give the arguments; use one\n");
+		return 2;
+	}
+	if (site ? ibnet_site_args(process_getenv, NULL, &args, &site_from, &err) < 0
+		 : ibnet_strvec_split(&args, config, " \t\n") < 0) {
+		if (!err.msg[0])
+			goto oom;
+		fprintf(stderr, "%s\n", err.msg);
+		ibnet_strvec_free(&args);
+		ibnet_buf_free(&input);
+		return 1;
+	}
 	if (rule) {
 		size_t n = strlen(rule) + sizeof("ib_hostname=");
 		char *kv = malloc(n);
@@ -320,11 +417,20 @@ int main(int argc, char **argv)
 			goto oom;
 	}
 	if (ibnet_config_parse(&cfg, (int)args.n, args.v, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
+		if (site_from)
+			fprintf(stderr, "%s (the spank_ibnet.so line of %s)\n", err.msg, site_from);
+		else
+			fprintf(stderr, "%s\n", err.msg);
 		ibnet_strvec_free(&args);
+		ibnet_buf_free(&input);
+		free(site_from);
 		return 1;
 	}
-	if (check) {
+	free(site_from);
+	if (linda) {
+		rc = do_linda_input(&cfg, &input, &err);
+		ibnet_buf_free(&input);
+	} else if (check) {
 		rc = do_check(&cfg);
 		if (rc == 0 && job.nodelist)
 			rc = do_check_nodes(&cfg, job.nodelist, &err);

@@ -10,8 +10,9 @@
  * A name the rule does not match (or the table does not list) is an
  * error: a job on the wrong network is worse than a job refused.
  *
- * The Lua side (lua/ibnet/hostname.lua) implements the same rules; both
- * must pass tests/vectors/hostname-rules.tsv.
+ * This is the only implementation: the gaussian-ib module, the g16 wrapper
+ * and gaussian-ib-input ask ibnet-hosts. tests/vectors/hostname-rules.tsv
+ * holds the vectors it must pass.
  */
 #ifndef IBNET_RULE_H
 #define IBNET_RULE_H

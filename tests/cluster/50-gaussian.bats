@@ -46,7 +46,9 @@ EOF
 @test "module load gaussian-ib + --transport=rsocket: Linda over Rsockets on IB names, bytes on ib0" {
 	run run_g16 $'%NProcShared=2\n#p b3lyp/6-31g opt\n\nwater\n\n0 1\nO\nH 1 0.96\nH 1 0.96 2 104.5\n'
 	assert_success
-	assert_line 'GAUSS_WDEF=cib1-1,cib1-2,cib1-3 GAUSS_PDEF=2'
+	# GAUSS_WDEF from the plugin; GAUSS_PDEF from the g16 wrapper (the cores per node).
+	assert_line 'GAUSS_WDEF=cib1-1,cib1-2,cib1-3 GAUSS_PDEF='
+	assert_line 'g16 stand-in: GAUSS_PDEF=2'
 	assert_line 'g16 stand-in: Linda workers from GAUSS_WDEF: cib1-1,cib1-2,cib1-3'
 	assert_line "g16 stand-in: GAUSS_LEXEDIR=$GTREE/g16/linda-exe-ib"
 	assert_line --regexp '^master host=c1-1 rspreload=yes '
@@ -57,6 +59,16 @@ EOF
 	read -r _ eth ib <<<"${lines[-1]}"
 	[ "$ib" -gt 8000000 ]	# 4 MB to each of c1-2 and c1-3
 	[ "$eth" -lt 2000000 ]
+}
+
+@test "in a tcp job, module load gaussian-ib refuses with the reason, and the job says so" {
+	printf '#!/bin/bash\nsource %s\nmodule use %s/lmod-modules\nexport g16root=%s\nmodule load gaussian-ib || echo "module refused"\n' \
+		"$LMOD_INIT" "$REPO" "$GTREE" > "$BATS_TEST_TMPDIR/tcp.sh"
+	batch "$BATS_TEST_TMPDIR/out" -N2 --transport=tcp "$BATS_TEST_TMPDIR/tcp.sh" > /dev/null || true
+	# Lmod wraps its messages at any space: compare on one line.
+	run bash -c "tr -s ' \n' '  ' < '$BATS_TEST_TMPDIR/out'"
+	assert_output --partial "this job did not ask for InfiniBand (its transport is 'tcp')"
+	assert_output --partial "module refused"
 }
 
 @test "an input naming c1-* hosts in %LindaWorkers works unchanged: the hosts become IB names" {

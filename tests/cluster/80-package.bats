@@ -71,7 +71,7 @@ setup() {
 	run /usr/bin/ibnet-hosts --version
 	assert_output --partial "$(cat "$REPO/VERSION")"
 	[ -f /usr/share/man/man8/spank-ibnet.8.gz ]
-	[ -f /usr/share/spank-ibnet/lmod-modules/gaussian-ib.lua ]
+	[ -f "/usr/share/spank-ibnet/lmod-modules/gaussian-ib/$(cat "$REPO/VERSION").lua" ]
 	[ -f /usr/share/spank-ibnet/examples/job_submit.lua ]
 	# The example line names the installed plugin; no file under /etc is the package's.
 	run cat /usr/share/spank-ibnet/ibnet.conf

@@ -1,6 +1,6 @@
 # Shared by every bats file: paths, and bats-support/bats-assert.
 REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-BUILD=$REPO/build
+BUILD=${IBNET_BUILD_DIR:-$REPO/build}
 IBNET_HOSTS=$BUILD/ibnet-hosts
 VECTORS=$REPO/tests/vectors
 RSPRELOAD=$(for p in /usr/lib/x86_64-linux-gnu/rsocket/librspreload.so \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # Gaussian over Rsockets without a cluster: gaussian-ib-setup, the
-# linda-rsockets wrapper, gaussian-ib-input, the g16 wrapper, the Lua
-# hostname rules, and the gaussian-ib modulefile under real Lmod.
+# linda-rsockets wrapper, gaussian-ib-input (ibnet-hosts --linda-input), the
+# g16 wrapper, and the gaussian-ib modulefile under real Lmod.
 
 bats_require_minimum_version 1.5.0
 
@@ -166,15 +166,68 @@ teardown() {
 	run bash -c "echo '%LindaWorkers=n1,n2:3' | IBNET_PLUGSTACK_CONF='$BATS_TEST_TMPDIR/plugstack.conf' '$REPO/scripts/gaussian-ib-input'"
 	assert_success
 	assert_output '%LindaWorkers=ib1,ib2:3'
-	run bash -c "echo '%LindaWorkers=login1' | '$REPO/scripts/gaussian-ib-input' --rule '$PAPER_RULE'"
+	run bash -c "printf '%%nproc=2\n%%LindaWorkers=login1\n' | '$REPO/scripts/gaussian-ib-input' --rule '$PAPER_RULE'"
 	assert_failure
-	assert_output "gaussian-ib-input: ib_hostname rule '$PAPER_RULE' does not match node name 'login1'"
+	assert_output "spank-ibnet: line 2: ib_hostname rule '$PAPER_RULE' does not match node name 'login1'"
 	run bash -c "echo '%LindaWorkers=c1-1:x' | '$REPO/scripts/gaussian-ib-input' --rule '$PAPER_RULE'"
 	assert_failure
-	assert_output --partial "invalid Linda worker list 'c1-1:x'"
+	assert_output --partial "line 1: invalid GAUSS_WDEF 'c1-1:x' (expected host[:N],host[:N],...)"
 	run bash -c "echo '%LindaWorkers=c1-1' | IBNET_PLUGSTACK_CONF=/nonexistent '$REPO/scripts/gaussian-ib-input'"
 	assert_failure
-	assert_output --partial "spank_ibnet.so is not configured in /nonexistent"
+	assert_output --partial "cannot read /nonexistent"
+	printf '# nothing for us\n' > "$BATS_TEST_TMPDIR/other.conf"
+	run bash -c "echo '%LindaWorkers=c1-1' | IBNET_PLUGSTACK_CONF='$BATS_TEST_TMPDIR/other.conf' '$REPO/scripts/gaussian-ib-input'"
+	assert_failure
+	assert_output --partial "spank_ibnet.so is not configured in $BATS_TEST_TMPDIR/other.conf"
+	# A site line that does not parse is named with the file it is in.
+	printf 'required /x/spank_ibnet.so ib_hostname=bogus\n' > "$BATS_TEST_TMPDIR/bad.conf"
+	run bash -c "echo '%LindaWorkers=c1-1' | IBNET_PLUGSTACK_CONF='$BATS_TEST_TMPDIR/bad.conf' '$REPO/scripts/gaussian-ib-input'"
+	assert_failure
+	assert_output --partial "(the spank_ibnet.so line of $BATS_TEST_TMPDIR/bad.conf)"
+}
+
+@test "ibnet-hosts --site finds the site's line as Slurm does: PlugStackConfig, includes, the last line" {
+	mkdir -p "$BATS_TEST_TMPDIR/etc/plugstack.conf.d"
+	printf 'PlugStackConfig = %s/etc/ps.conf # ours\n' "$BATS_TEST_TMPDIR" > "$BATS_TEST_TMPDIR/etc/slurm.conf"
+	printf 'optional /x/spank_other.so\ninclude plugstack.conf.d/*.conf\n' > "$BATS_TEST_TMPDIR/etc/ps.conf"
+	printf 'required /usr/lib/slurm/spank_ibnet.so ib_hostname=s/$/-opa/ # the site\n' \
+		> "$BATS_TEST_TMPDIR/etc/plugstack.conf.d/ibnet.conf"
+	run env -u IBNET_PLUGSTACK_CONF SLURM_CONF="$BATS_TEST_TMPDIR/etc/slurm.conf" "$IBNET_HOSTS" --site 'c1-[1-2]'
+	assert_success
+	assert_output 'c1-1-opa,c1-2-opa'
+	# Without PlugStackConfig: plugstack.conf beside slurm.conf.
+	printf 'ClusterName=x\n' > "$BATS_TEST_TMPDIR/etc/slurm.conf"
+	cp "$BATS_TEST_TMPDIR/etc/ps.conf" "$BATS_TEST_TMPDIR/etc/plugstack.conf"
+	run env -u IBNET_PLUGSTACK_CONF SLURM_CONF="$BATS_TEST_TMPDIR/etc/slurm.conf" "$IBNET_HOSTS" --site c1-3
+	assert_output 'c1-3-opa'
+	# Includes that loop are cut, with a sentence.
+	printf 'include %s/etc/loop.conf\n' "$BATS_TEST_TMPDIR" > "$BATS_TEST_TMPDIR/etc/loop.conf"
+	run env IBNET_PLUGSTACK_CONF="$BATS_TEST_TMPDIR/etc/loop.conf" "$IBNET_HOSTS" --site c1-1
+	assert_failure
+	assert_output --partial "includes nested deeper than 8"
+	run "$IBNET_HOSTS" --site --config 'ib_hostname=s/$/x/' c1-1
+	assert_failure
+	assert_output --partial "--site and --config both give the arguments"
+}
+
+@test "one GAUSS_WDEF grammar: gaussian-ib-input accepts and refuses exactly what the plugin does" {
+	local list want got
+	for list in 'c1-1' 'c1-1:2,c1-2' 'c1-1,' ',c1-1' 'c1-1:1234567' 'c1-1:123456' 'c1-1:' 'c1-1:x' \
+		'c1-1,,c1-2' 'cib1-2,c1-3:4' 'c1_1' 'c1-1:02'; do
+		# The plugin's view: a job step with this GAUSS_WDEF (ibnet-hosts --env is its code).
+		if want=$(GAUSS_WDEF=$list "$IBNET_HOSTS" --config "ib_hostname=$PAPER_RULE" --env \
+			--transport=ipoib --iface lo --nodelist 'c1-[1-3]' 2>/dev/null); then
+			want=$(sed -n "s/^export GAUSS_WDEF='\(.*\)'$/\1/p" <<<"$want")
+			[ -n "$want" ] || want=$list
+		else
+			want=REFUSED
+		fi
+		got=$(echo "%LindaWorkers=$list" | SLURM_JOB_NODELIST='c1-[1-3]' \
+			"$REPO/scripts/gaussian-ib-input" --rule "$PAPER_RULE" 2>/dev/null) || got=REFUSED
+		got=${got#%LindaWorkers=}
+		echo "'$list': plugin '$want', input '$got'"
+		[ "$got" = "$want" ]
+	done
 }
 
 @test "the g16 wrapper feeds the rewritten input to the real g16; other inputs pass untouched" {
@@ -198,27 +251,6 @@ teardown() {
 	assert_line 'real g16 args: plain.gjf out.txt'
 	run -127 g09 job.gjf
 	assert_output --partial 'no real g09 on PATH'
-}
-
-lua_side() {
-	local got
-	got=$("$REPO/devel/ibnet-hosts-lua" "$1" "$2") || true
-	case $got in ERROR:*) echo ERROR ;; *) echo "$got" ;; esac
-}
-
-@test "the Lua hostname rules pass every shared vector" {
-	run check_vectors lua_side
-	assert_success
-}
-
-@test "the Lua and C sides agree on 10,000 real node names" {
-	run lua5.3 -e "
-		package.path = '$REPO/lua/?.lua;' .. package.path
-		local h = require('ibnet.hostname')
-		local r = assert(h.parse([[$PAPER_RULE]]))
-		print(table.concat(assert(h.map(r, 'c[1-100]-[1-100]')), ','))"
-	assert_success
-	[ "$output" = "$("$IBNET_HOSTS" --rule "$PAPER_RULE" 'c[1-100]-[1-100]')" ]
 }
 
 lmod() {
@@ -253,21 +285,50 @@ lmod_flat() {
 	assert_line "$G/g09/linda-exe-ib"
 }
 
-@test "module load gaussian-ib in a job: IB worker list and cores per node; unload restores" {
+@test "module load gaussian-ib in an rsocket job leaves the plugin's GAUSS_WDEF alone, loaded and unloaded anywhere" {
 	"$SETUP" "$G/g16"
-	printf 'include %s/plugstack.d/*.conf\n' "$BATS_TEST_TMPDIR" > "$BATS_TEST_TMPDIR/plugstack.conf"
-	mkdir "$BATS_TEST_TMPDIR/plugstack.d"
-	printf 'required /x/spank_ibnet.so ib_hostname=%s\n' "$PAPER_RULE" > "$BATS_TEST_TMPDIR/plugstack.d/ibnet.conf"
-	printf 'PlugStackConfig=%s/plugstack.conf\n' "$BATS_TEST_TMPDIR" > "$BATS_TEST_TMPDIR/slurm.conf"
-	export g16root=$G SLURM_CONF=$BATS_TEST_TMPDIR/slurm.conf SLURM_JOB_NODELIST='c1-[1-3]' SLURM_CPUS_ON_NODE=8
-	run lmod 'module load gaussian-ib && echo "W=$GAUSS_WDEF P=$GAUSS_PDEF"; module unload gaussian-ib; echo "after W=${GAUSS_WDEF-unset} P=${GAUSS_PDEF-unset}"'
+	export g16root=$G
+	# What the plugin gives an rsocket job (tests/cluster/50-gaussian.bats runs the real one).
+	local job='SLURM_JOB_ID=7 SLURM_IBNET_TRANSPORT=rsocket GAUSS_WDEF=cib1-1,cib1-2'
+	run lmod "export $job; module load gaussian-ib && echo \"L=\$GAUSS_LEXEDIR W=\$GAUSS_WDEF\"; module unload gaussian-ib; echo \"after L=\${GAUSS_LEXEDIR-unset} W=\$GAUSS_WDEF\""
 	assert_success
-	assert_line 'W=cib1-1,cib1-2,cib1-3 P=8'
-	assert_line 'after W=unset P=unset'
-	# The user's own worker list is renamed (counts kept), and comes back on unload.
-	GAUSS_WDEF='c1-2:4,c1-1' GAUSS_PDEF=2 run lmod 'module load gaussian-ib && echo "W=$GAUSS_WDEF P=$GAUSS_PDEF"; module unload gaussian-ib; echo "after W=$GAUSS_WDEF"'
-	assert_line 'W=cib1-2:4,cib1-1 P=2'
-	assert_line 'after W=c1-2:4,c1-1'
+	assert_line "L=$G/g16/linda-exe-ib W=cib1-1,cib1-2"
+	assert_line 'after L=unset W=cib1-1,cib1-2'
+	# Loaded on the login node, unloaded inside the job (Lmod 8.6 wiped the
+	# plugin's GAUSS_WDEF here before): the job's variables survive.
+	run lmod "module load gaussian-ib; export $job; module unload gaussian-ib; echo \"after L=\${GAUSS_LEXEDIR-unset} W=\$GAUSS_WDEF\"; command -v g16 || echo no-g16"
+	assert_line 'after L=unset W=cib1-1,cib1-2'
+	assert_line no-g16
+	# And the other way round.
+	run lmod "export $job; module load gaussian-ib; unset SLURM_JOB_ID SLURM_IBNET_TRANSPORT; module unload gaussian-ib; echo \"after L=\${GAUSS_LEXEDIR-unset} W=\$GAUSS_WDEF\""
+	assert_line 'after L=unset W=cib1-1,cib1-2'
+}
+
+@test "module load gaussian-ib in a tcp job, or one that asked for nothing, says what it needs" {
+	"$SETUP" "$G/g16"
+	export g16root=$G
+	run lmod_flat 'SLURM_JOB_ID=7 SLURM_IBNET_TRANSPORT=tcp module load gaussian-ib'
+	assert_failure
+	assert_output --partial "this job did not ask for InfiniBand (its transport is 'tcp'), so Linda has no IB host names. Submit it with --transport=rsocket"
+	run lmod_flat 'SLURM_JOB_ID=7 module load gaussian-ib; echo "L=${GAUSS_LEXEDIR-unset}"'
+	assert_output --partial "(its transport is not set)"
+	assert_output --partial "L=unset"
+	run lmod 'SLURM_JOB_ID=7 SLURM_IBNET_TRANSPORT=ipoib module load gaussian-ib && echo "L=$GAUSS_LEXEDIR"'
+	assert_line "L=$G/g16/linda-exe-ib"
+}
+
+@test "the g16 wrapper sets GAUSS_PDEF to the job's cores on the node, unless the user set it" {
+	mkdir -p "$BATS_TEST_TMPDIR/realbin"
+	printf '#!/bin/sh\necho "PDEF=${GAUSS_PDEF-unset}"\n' > "$BATS_TEST_TMPDIR/realbin/g16"
+	chmod +x "$BATS_TEST_TMPDIR/realbin/g16"
+	export PATH=$REPO/scripts/gaussian-ib-bin:$BATS_TEST_TMPDIR/realbin:$PATH
+	printf '#p\n' > "$BATS_TEST_TMPDIR/plain.gjf"
+	run env SLURM_JOB_ID=7 SLURM_CPUS_ON_NODE=8 g16 "$BATS_TEST_TMPDIR/plain.gjf" /dev/stdout
+	assert_output 'PDEF=8'
+	run env SLURM_JOB_ID=7 SLURM_CPUS_ON_NODE=8 GAUSS_PDEF=2 g16 "$BATS_TEST_TMPDIR/plain.gjf" /dev/stdout
+	assert_output 'PDEF=2'
+	run env -u SLURM_JOB_ID g16 "$BATS_TEST_TMPDIR/plain.gjf" /dev/stdout
+	assert_output 'PDEF=unset'
 }
 
 @test "module load gaussian-ib says what to do when it cannot work" {
@@ -282,6 +343,9 @@ lmod_flat() {
 
 @test "module spider and whatis find and explain gaussian-ib" {
 	run lmod 'module spider gaussian-ib'
+	assert_success
+	assert_output --partial "gaussian-ib/$(cat "$REPO/VERSION")"
+	run lmod "module spider gaussian-ib/$(cat "$REPO/VERSION")"
 	assert_success
 	assert_output --partial 'Gaussian Linda over Rsockets on InfiniBand (spank-ibnet)'
 	assert_output --partial 'module load gaussian-ib'

@@ -26,11 +26,13 @@ setup() {
 	grep -q /usr/lib/spank-ibnet/libibnet-rsgate.so "$D/usr/lib/x86_64-linux-gnu/slurm-wlm/spank_ibnet.so"
 }
 
-@test "make install ships the gaussian-ib module, its Lua library and scripts, usable in place" {
+@test "make install ships the versioned gaussian-ib module, which knows where it was installed, and its scripts" {
 	run "${MK[@]}" install
 	assert_success
 	local share=$D/usr/share/spank-ibnet
-	[ -f "$share/lua/ibnet/hostname.lua" ]
+	# The module names its share directory (a site may copy it into its own tree).
+	grep -q '^local root = "/usr/share/spank-ibnet"$' "$share/lmod-modules/gaussian-ib/$(cat "$REPO/VERSION").lua"
+	[ ! -e "$share/lua" ]
 	[ -x "$share/scripts/gaussian-ib-bin/g16" ]
 	[ "$(readlink "$share/scripts/gaussian-ib-bin/g09")" = g16 ]
 	[ "$(readlink "$D/usr/bin/gaussian-ib-setup")" = /usr/share/spank-ibnet/scripts/gaussian-ib-setup ]
