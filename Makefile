@@ -85,7 +85,7 @@ $(B)/asan/ibnet-hosts: $(SRC)/ibnet_hosts.c $(CORE:%=$(SRC)/%.c) $(wildcard $(SR
 #   make fuzz                  every harness for FUZZ_SECONDS (default 30) each
 #   make fuzz FUZZ_RUNS=1000000  every harness for that many inputs each
 # tests/fuzz/run says what it does with the corpora and findings.
-FUZZERS = config rule hostlist wdef env
+FUZZERS = config rule hostlist wdef env linda
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -std=gnu11 $(WARN) $(DEFS) -g -O1 -fsanitize=fuzzer,address,undefined \
