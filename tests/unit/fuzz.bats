@@ -11,7 +11,7 @@ load ../helpers/common
 	run timeout 600 "$REPO/tests/fuzz/run" --seconds "${FUZZ_SMOKE_SECONDS:-15}"
 	echo "$output"
 	assert_success
-	[ "$(grep -c '^fuzz [a-z]*: [0-9]* inputs' <<<"$output")" -eq 5 ]
+	[ "$(grep -c '^fuzz [a-z]*: [0-9]* inputs' <<<"$output")" -eq 6 ]
 }
 
 @test "the fuzz run fails when a harness finds something" {
