@@ -25,7 +25,7 @@ teardown() {
 	[ "$(readlink "$G/g16/linda-exe-ib/master.exel")" = linda-rsockets ]
 	[ "$(readlink "$G/g16/linda-exe-ib/worker.exel")" = linda-rsockets ]
 	[ -x "$G/g16/linda-exe-ib/linda-rsockets" ]
-	grep -q "^IBNET_RSPRELOAD='$RSPRELOAD'$" "$G/g16/linda-exe-ib/linda-rsockets"
+	grep -q "^IBNET_SETUP_RSPRELOAD='$RSPRELOAD'$" "$G/g16/linda-exe-ib/linda-rsockets"
 	[ "$(ls "$G/g16/linda-exe-ib" | wc -l)" -eq 3 ]
 }
 
@@ -132,6 +132,45 @@ teardown() {
 	run "$G/g16/linda-exe-ib/linda-rsockets"
 	assert_failure
 	assert_output --partial 'run me through a symlink named after a Linda executable'
+}
+
+# echo_exel: a Linda executable that prints its LD_PRELOAD, set up under the wrapper.
+echo_exel() {
+	printf '#!/bin/sh\necho "LD_PRELOAD=$LD_PRELOAD"\n' > "$G/g16/echo.exel"
+	chmod +x "$G/g16/echo.exel"
+	ln -s ../echo.exel "$G/g16/linda-exe/echo.exel"
+	"$SETUP" "$G/g16" >/dev/null
+}
+
+@test "the wrapper finds librspreload and the gate on the node where it runs, not where it was set up" {
+	echo_exel
+	# A node laid out differently: the paths found at setup do not exist there.
+	sed -i -e "s|^IBNET_SETUP_RSPRELOAD=.*|IBNET_SETUP_RSPRELOAD='/elsewhere/librspreload.so'|" \
+		-e "s|^IBNET_SETUP_RSGATE=.*|IBNET_SETUP_RSGATE='/elsewhere/libibnet-rsgate.so'|" \
+		"$G/g16/linda-exe-ib/linda-rsockets"
+	# The site's plugstack.conf on this node names its gate; ibnet-hosts --site --probe finds both.
+	mkdir -p "$BATS_TEST_TMPDIR/bin" && ln -s "$IBNET_HOSTS" "$BATS_TEST_TMPDIR/bin/ibnet-hosts"
+	printf 'required /x/spank_ibnet.so rsgate=%s\n' "$RSGATE" > "$BATS_TEST_TMPDIR/plugstack.conf"
+	run env PATH="$BATS_TEST_TMPDIR/bin:$PATH" IBNET_PLUGSTACK_CONF="$BATS_TEST_TMPDIR/plugstack.conf" \
+		LD_PRELOAD= "$G/g16/linda-exe-ib/echo.exel"
+	assert_success
+	assert_output "LD_PRELOAD=$RSGATE:$RSPRELOAD"
+	# Nothing found anywhere: one sentence, not a Linda worker without Rsockets.
+	run -127 env PATH=/usr/bin:/bin IBNET_PLUGSTACK_CONF=/nonexistent LD_PRELOAD= \
+		"$G/g16/linda-exe-ib/echo.exel"
+	assert_output --partial "linda-rsockets: no librspreload on $(uname -n): install"
+}
+
+@test "in an rsocket job the wrapper keeps the plugin's preload and adds nothing twice" {
+	echo_exel
+	# The plugin's copies, at other paths than this node's search would find.
+	mkdir -p "$BATS_TEST_TMPDIR/site"
+	cp "$RSGATE" "$BATS_TEST_TMPDIR/site/libibnet-rsgate.so"
+	cp "$RSPRELOAD" "$BATS_TEST_TMPDIR/site/librspreload.so"
+	local pre="$BATS_TEST_TMPDIR/site/libibnet-rsgate.so:$BATS_TEST_TMPDIR/site/librspreload.so"
+	run env LD_PRELOAD="$pre" "$G/g16/linda-exe-ib/echo.exel"
+	assert_success
+	assert_output "LD_PRELOAD=$pre"
 }
 
 @test "a stand-in Linda executable under the wrapper has librspreload mapped and runs" {
