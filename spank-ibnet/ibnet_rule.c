@@ -5,8 +5,8 @@
  * nothing outside the base OS (TRE, used before, is EPEL-only on RHEL).
  * glibc's match alone is as fast as TRE's; what costs is locating groups
  * (its sift_states_backward), so apply asks only for the groups the
- * replacement uses: a rule without \N maps 10,000 nodes in about 2 ms, one
- * with \1 in about 6 ms (docs/benchmarks.md measures both).
+ * replacement uses: a rule without \N maps 10,000 nodes in about 2.5 ms, one
+ * with \1 in 6 to 11 ms (docs/benchmarks.md measures both).
  *
  * A rule reaches every srun, sbatch and slurmstepd, so its cost must be
  * bounded whatever an admin types. Back-references make POSIX matchers
