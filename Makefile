@@ -130,7 +130,7 @@ install: all
 	    sed -e 's|@DATADIR@|$(DATADIR)|' $$m > $(DESTDIR)$(DATADIR)/$$m && \
 	    chmod 0644 $(DESTDIR)$(DATADIR)/$$m || exit 1; done
 	install -m 0755 scripts/gaussian-ib-setup scripts/gaussian-ib-input \
-	    scripts/linda-rsockets $(DESTDIR)$(DATADIR)/scripts/
+	    scripts/linda-rsockets scripts/linda-srun $(DESTDIR)$(DATADIR)/scripts/
 	install -m 0755 scripts/gaussian-ib-bin/g16 $(DESTDIR)$(DATADIR)/scripts/gaussian-ib-bin/
 	ln -sf g16 $(DESTDIR)$(DATADIR)/scripts/gaussian-ib-bin/g09
 	ln -sf $(DATADIR)/scripts/gaussian-ib-setup $(DESTDIR)$(BINDIR)/gaussian-ib-setup

@@ -96,4 +96,7 @@ else
   lexedir = os.getenv("GAUSS_LEXEDIR") or ""
 end
 pushenv("GAUSS_LEXEDIR", lexedir)
+-- Linda starts its workers with this instead of ssh: each becomes a step of
+-- the job (its cgroup, accounting and network), and needs no ssh keys.
+pushenv("GAUSS_SDEF", root .. "/scripts/linda-srun")
 prepend_path("PATH", root .. "/scripts/gaussian-ib-bin")

@@ -19,9 +19,8 @@ teardown_file() {
 	cluster_down
 }
 
-# run_g16 INPUT-TEXT: the batch job a chemist writes; prints its output and
-# then "ETH IB" bytes delivered to c1-2 and c1-3 during the job.
-run_g16() {
+# g16_script INPUT-TEXT: the batch job a chemist writes, in g16.sh.
+g16_script() {
 	printf '%s\n' "$1" > "$BATS_TEST_TMPDIR/job.gjf"
 	cat > "$BATS_TEST_TMPDIR/g16.sh" <<EOF
 #!/bin/bash
@@ -32,8 +31,16 @@ module load gaussian-ib || exit 1
 echo "GAUSS_WDEF=\$GAUSS_WDEF GAUSS_PDEF=\$GAUSS_PDEF"
 cd $BATS_TEST_TMPDIR
 g16 job.gjf
+rc=\$?
 cat job.log
+exit \$rc
 EOF
+}
+
+# run_g16 INPUT-TEXT: run that job; prints its output and then "ETH IB"
+# bytes delivered to c1-2 and c1-3 during the job.
+run_g16() {
+	g16_script "$1"
 	local b2 b3 a2 a3
 	read -r -a b2 <<<"$("$CLUSTER" counters c1-2)"
 	read -r -a b3 <<<"$("$CLUSTER" counters c1-3)"
@@ -49,6 +56,9 @@ EOF
 	# GAUSS_WDEF from the plugin; GAUSS_PDEF from the g16 wrapper (the cores per node).
 	assert_line 'GAUSS_WDEF=cib1-1,cib1-2,cib1-3 GAUSS_PDEF='
 	assert_line 'g16 stand-in: GAUSS_PDEF=2'
+	# Linda started its workers through the module's launcher, as job steps.
+	assert_line "g16 stand-in: GAUSS_SDEF=$REPO/scripts/linda-srun"
+	assert_line "master: started a worker on cib1-2 with $REPO/scripts/linda-srun"
 	assert_line 'g16 stand-in: Linda workers from GAUSS_WDEF: cib1-1,cib1-2,cib1-3'
 	assert_line "g16 stand-in: GAUSS_LEXEDIR=$GTREE/g16/linda-exe-ib"
 	assert_line --regexp '^master host=c1-1 rspreload=yes '
@@ -80,4 +90,77 @@ EOF
 	read -r _ eth ib <<<"${lines[-1]}"
 	[ "$ib" -gt 8000000 ]
 	[ "$eth" -lt 2000000 ]
+}
+
+WATER=$'%NProcShared=2\n#p hf/sto-3g\n\nwater\n\n0 1\nO\n'
+
+# steps JOBID: the job's running steps, "NAME NODE" a line.
+steps() {
+	squeue -h -s -j "$1" -o '%j %N' 2>/dev/null | sort
+}
+
+@test "Linda workers started through linda-srun are steps of the job, and scancel leaves none behind" {
+	local jid i pid n=0
+	g16_script "$WATER"
+	mkdir -p "$BATS_TEST_TMPDIR/pids"
+	jid=$(LINDA_STANDIN_HOLD=30 LINDA_STANDIN_PIDDIR=$BATS_TEST_TMPDIR/pids \
+		sbatch --parsable -N3 --transport=rsocket -o "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/g16.sh")
+	for i in $(seq 1 60); do
+		[ "$(steps "$jid" | grep -c '^linda-worker ')" -eq 3 ] && [ "$(ls "$BATS_TEST_TMPDIR/pids" | wc -l)" -eq 3 ] && break
+		sleep 0.5
+	done
+	run steps "$jid"
+	assert_line 'linda-worker c1-1'
+	assert_line 'linda-worker c1-2'
+	assert_line 'linda-worker c1-3'
+	scancel "$jid"
+	"$CLUSTER" wait "$jid" 60
+	for pid in $(cat "$BATS_TEST_TMPDIR"/pids/*.pid); do
+		n=$((n + 1))
+		for i in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+		! kill -0 "$pid" 2>/dev/null || { echo "worker pid $pid survived scancel"; false; }
+	done
+	[ "$n" -eq 3 ]
+}
+
+@test "one Linda worker that fails fails the job, at once, with the reason" {
+	local jid start
+	g16_script "$WATER"
+	start=$SECONDS
+	jid=$(LINDA_STANDIN_FAIL_ON=c1-2 sbatch --parsable -N3 --transport=rsocket \
+		-o "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/g16.sh")
+	"$CLUSTER" wait "$jid" 120
+	cat "$BATS_TEST_TMPDIR/out"
+	run sacct_state "$jid"
+	assert_output FAILED
+	run cat "$BATS_TEST_TMPDIR/out"
+	assert_line --partial "worker on c1-2: failing as asked"
+	assert_line 'master: the worker on cib1-2 failed (exit 3)'
+	assert_line 'master: stopped the worker on cib1-3'
+	# Bounded by the failure, not by a timeout: the master's retries stop when
+	# the worker's launcher ends.
+	echo "the job took $((SECONDS - start)) s"
+	[ $((SECONDS - start)) -lt 40 ]
+	run steps "$jid"
+	assert_output ""
+}
+
+@test "linda-srun maps IB names back to nodes, and refuses hosts outside the job with a sentence" {
+	cat > "$BATS_TEST_TMPDIR/map.sh" <<EOF
+#!/bin/bash
+$REPO/scripts/linda-srun cib1-2 hostname
+$REPO/scripts/linda-srun -n c1-3 echo one 'two three'
+$REPO/scripts/linda-srun cib1-9 true; echo "rc=\$?"
+$REPO/scripts/linda-srun c1-2 'exit 7'; echo "rc=\$?"
+EOF
+	chmod +x "$BATS_TEST_TMPDIR/map.sh"
+	run batch "$BATS_TEST_TMPDIR/out" -N3 --transport=ipoib "$BATS_TEST_TMPDIR/map.sh"
+	assert_line c1-2
+	assert_line 'one two three'	# joined with spaces, as rsh does
+	assert_line --partial 'linda-srun: cib1-9 is not a node of job'
+	assert_line 'rc=255'
+	assert_line 'rc=7'
+	run "$REPO/scripts/linda-srun" c1-1 true
+	assert_failure 255
+	assert_output --partial 'not inside a Slurm job'
 }

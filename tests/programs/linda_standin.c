@@ -8,8 +8,18 @@
  *
  *   worker.exel PORT            accept one master, receive its bytes, answer
  *                               "host=H rspreload=yes|no local=ADDR bytes=N"
- *   master.exel PORT BYTES LIST connect to every host of LIST (host[:N],...),
- *                               send BYTES to each, print each answer
+ *   master.exel PORT BYTES LIST start a worker on every host of LIST
+ *                               (host[:N],...) as real Linda does, through
+ *                               the launcher $GAUSS_SDEF (default "ssh"):
+ *                               LAUNCHER HOST $GAUSS_LEXEDIR/worker.exel PORT;
+ *                               then connect to each, send BYTES, print each
+ *                               answer. A launcher that fails fails the
+ *                               master (the others are stopped), never a hang.
+ *
+ * For tests: LINDA_STANDIN_NO_LAUNCH=1 (workers started by hand),
+ * LINDA_STANDIN_HOLD=S (the master waits S s after launching),
+ * LINDA_STANDIN_FAIL_ON=HOST (that worker exits 3 at once),
+ * LINDA_STANDIN_PIDDIR=DIR (each worker writes DIR/worker-HOST.pid).
  *
  * "rspreload" tells whether librspreload is mapped in the process; "local"
  * is the worker's address of the connection, which names the network the
@@ -20,11 +30,15 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#define MAX_WORKERS 64
 
 static const char *rspreload_mapped(void)
 {
@@ -50,6 +64,21 @@ static int worker(int port)
 	int one = 1, s, c;
 
 	alarm(60);	/* a stand-in never outlives a test */
+	gethostname(host, sizeof(host) - 1);
+	if (getenv("LINDA_STANDIN_PIDDIR")) {
+		char path[512];
+		FILE *fp;
+
+		snprintf(path, sizeof(path), "%s/worker-%s.pid", getenv("LINDA_STANDIN_PIDDIR"), host);
+		if ((fp = fopen(path, "w"))) {
+			fprintf(fp, "%d\n", (int)getpid());
+			fclose(fp);
+		}
+	}
+	if (getenv("LINDA_STANDIN_FAIL_ON") && !strcmp(getenv("LINDA_STANDIN_FAIL_ON"), host)) {
+		fprintf(stderr, "worker on %s: failing as asked\n", host);
+		return 3;
+	}
 	s = socket(AF_INET, SOCK_STREAM, 0);
 	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(s, 4) < 0) {
@@ -69,7 +98,6 @@ static int worker(int port)
 		got += (unsigned long long)n;
 	}
 	getsockname(c, (struct sockaddr *)&local, &len);
-	gethostname(host, sizeof(host) - 1);
 	snprintf(reply, sizeof(reply), "host=%s rspreload=%s local=%s bytes=%llu\n", host,
 		 rspreload_mapped(), inet_ntoa(local.sin_addr), got);
 	if (write(c, reply, strlen(reply)) < 0)
@@ -79,7 +107,48 @@ static int worker(int port)
 	return got == want ? 0 : 1;
 }
 
-static int connect_host(const char *host, int port)
+/* Launchers of the workers, and what became of them. */
+static pid_t launcher[MAX_WORKERS];
+static int launcher_status[MAX_WORKERS];
+static int nlaunched;
+
+/* Has launcher i ended? Records its status once. */
+static int launcher_ended(int i)
+{
+	int st;
+
+	if (launcher[i] > 0 && waitpid(launcher[i], &st, WNOHANG) == launcher[i]) {
+		launcher_status[i] = st;
+		launcher[i] = 0;
+	}
+	return launcher[i] == 0;
+}
+
+/* Start "LAUNCHER HOST WORKER PORT" with the launcher's words split on spaces. */
+static pid_t launch(const char *launch_cmd, const char *host, const char *worker_path, int port)
+{
+	char *words = strdup(launch_cmd), *argv[16], portstr[16], *save = NULL, *w;
+	int n = 0;
+	pid_t pid;
+
+	for (w = strtok_r(words, " ", &save); w && n < 12; w = strtok_r(NULL, " ", &save))
+		argv[n++] = w;
+	snprintf(portstr, sizeof(portstr), "%d", port);
+	argv[n++] = (char *)host;
+	argv[n++] = (char *)worker_path;
+	argv[n++] = portstr;
+	argv[n] = NULL;
+	pid = fork();
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "master: cannot run the launcher %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	free(words);
+	return pid;
+}
+
+static int connect_host(const char *host, int port, int who)
 {
 	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *ai;
 	char portstr[16];
@@ -90,8 +159,11 @@ static int connect_host(const char *host, int port)
 		fprintf(stderr, "master: cannot resolve %s\n", host);
 		return -1;
 	}
-	/* Workers start at the same time as the master: retry, bounded. */
-	for (tries = 0; tries < 100; tries++) {
+	/* Workers start at the same time as the master: retry, bounded, and
+	 * stop at once when the worker's launcher has ended. */
+	for (tries = 0; tries < 200; tries++) {
+		if (who >= 0 && launcher_ended(who) && launcher_status[who] != 0)
+			break;
 		s = socket(AF_INET, SOCK_STREAM, 0);
 		if (s >= 0 && connect(s, ai->ai_addr, ai->ai_addrlen) == 0)
 			break;
@@ -104,28 +176,49 @@ static int connect_host(const char *host, int port)
 	return s;
 }
 
-static int master(int port, unsigned long long bytes, char *list)
+static int master(int port, unsigned long long bytes, char *list, const char *self)
 {
 	static char buf[65536];
-	char host0[256] = "";
+	char host0[256] = "", worker_path[1024], *hosts[MAX_WORKERS];
+	const char *launch_cmd = getenv("GAUSS_SDEF") ? getenv("GAUSS_SDEF") : "ssh";
+	const char *lexedir = getenv("GAUSS_LEXEDIR");
 	char *item, *save = NULL;
-	int failures = 0;
+	int failures = 0, nhosts = 0, i, by_hand = getenv("LINDA_STANDIN_NO_LAUNCH") != NULL;
 
 	gethostname(host0, sizeof(host0) - 1);
 	printf("master host=%s rspreload=%s workers=%s\n", host0, rspreload_mapped(), list);
 	memset(buf, 'g', sizeof(buf));
-	for (item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+	for (item = strtok_r(list, ",", &save); item && nhosts < MAX_WORKERS;
+	     item = strtok_r(NULL, ",", &save)) {
+		item[strcspn(item, ":")] = '\0';	/* host[:N] */
+		hosts[nhosts++] = item;
+	}
+	/* Workers run from GAUSS_LEXEDIR, as Gaussian's do, else beside us. */
+	if (lexedir)
+		snprintf(worker_path, sizeof(worker_path), "%s/worker.exel", lexedir);
+	else
+		snprintf(worker_path, sizeof(worker_path), "%.*s/worker.exel",
+			 (int)(strrchr(self, '/') ? strrchr(self, '/') - self : 1),
+			 strrchr(self, '/') ? self : ".");
+	for (i = 0; i < nhosts && !by_hand; i++) {
+		launcher[i] = launch(launch_cmd, hosts[i], worker_path, port);
+		nlaunched = i + 1;
+		printf("master: started a worker on %s with %s\n", hosts[i], launch_cmd);
+	}
+	if (getenv("LINDA_STANDIN_HOLD"))
+		sleep((unsigned)atoi(getenv("LINDA_STANDIN_HOLD")));
+	for (i = 0; i < nhosts; i++) {
 		char reply[512] = "";
 		unsigned long long left = bytes;
 		ssize_t n;
 		int s;
 
-		item[strcspn(item, ":")] = '\0';	/* host[:N] */
-		s = connect_host(item, port);
+		item = hosts[i];
+		s = connect_host(item, port, by_hand ? -1 : i);
 		if (s < 0) {
 			printf("master -> %s: UNREACHABLE\n", item);
 			failures++;
-			continue;
+			break;	/* Linda cannot go on without a worker: stop the others */
 		}
 		if (write(s, &bytes, sizeof(bytes)) != sizeof(bytes))
 			failures++;
@@ -142,6 +235,25 @@ static int master(int port, unsigned long long bytes, char *list)
 		failures += left != 0 || n <= 0;
 		close(s);
 	}
+	for (i = 0; i < nlaunched; i++) {
+		bool stopped = failures && launcher[i] > 0;
+
+		if (stopped)
+			kill(launcher[i], SIGTERM);
+		if (launcher[i] > 0 && waitpid(launcher[i], &launcher_status[i], 0) == launcher[i])
+			launcher[i] = 0;
+		if (stopped) {
+			printf("master: stopped the worker on %s\n", hosts[i]);
+			continue;
+		}
+		if (WIFEXITED(launcher_status[i]) && WEXITSTATUS(launcher_status[i]) == 0)
+			continue;
+		printf("master: the worker on %s failed (%s %d)\n", hosts[i],
+		       WIFSIGNALED(launcher_status[i]) ? "signal" : "exit",
+		       WIFSIGNALED(launcher_status[i]) ? WTERMSIG(launcher_status[i])
+						       : WEXITSTATUS(launcher_status[i]));
+		failures++;
+	}
 	return failures ? 1 : 0;
 }
 
@@ -153,7 +265,7 @@ int main(int argc, char **argv)
 	if (strncmp(name, "worker", 6) == 0 && argc == 2)
 		return worker(atoi(argv[1]));
 	if (strncmp(name, "master", 6) == 0 && argc == 4)
-		return master(atoi(argv[1]), strtoull(argv[2], NULL, 10), argv[3]);
+		return master(atoi(argv[1]), strtoull(argv[2], NULL, 10), argv[3], argv[0]);
 	fprintf(stderr, "usage: worker.exel PORT | master.exel PORT BYTES HOST[:N],...\n");
 	return 2;
 }

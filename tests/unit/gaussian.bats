@@ -177,7 +177,7 @@ echo_exel() {
 	"$SETUP" "$G/g16"
 	local port=$((30000 + RANDOM % 20000))
 	"$G/g16/linda-exe-ib/worker.exel" "$port" > "$BATS_TEST_TMPDIR/worker.out" &
-	run "$G/g16/linda-exe-ib/master.exel" "$port" 100000 localhost:4
+	LINDA_STANDIN_NO_LAUNCH=1 run "$G/g16/linda-exe-ib/master.exel" "$port" 100000 localhost:4
 	wait
 	assert_success
 	assert_line --regexp '^master host=.* rspreload=yes workers=localhost:4$'
