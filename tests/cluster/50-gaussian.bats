@@ -9,7 +9,7 @@ load ../helpers/cluster
 load ../helpers/gaussian
 
 setup_file() {
-	cluster_up -n 3
+	cluster_up -n 3 --sshd
 	export GTREE=$BATS_FILE_TMPDIR/gaussian
 	make_standin_gaussian "$GTREE"
 	"$SETUP" "$GTREE/g16" >/dev/null
@@ -19,7 +19,8 @@ teardown_file() {
 	cluster_down
 }
 
-# g16_script INPUT-TEXT: the batch job a chemist writes, in g16.sh.
+# g16_script INPUT-TEXT [LINE]: the batch job a chemist writes, in g16.sh;
+# LINE, if given, runs after the module is loaded.
 g16_script() {
 	printf '%s\n' "$1" > "$BATS_TEST_TMPDIR/job.gjf"
 	cat > "$BATS_TEST_TMPDIR/g16.sh" <<EOF
@@ -28,6 +29,7 @@ source $LMOD_INIT
 module use $REPO/lmod-modules
 export g16root=$GTREE PATH=\$PATH:$GTREE/g16   # what the site's gaussian module does
 module load gaussian-ib || exit 1
+${2-}
 echo "GAUSS_WDEF=\$GAUSS_WDEF GAUSS_PDEF=\$GAUSS_PDEF"
 cd $BATS_TEST_TMPDIR
 g16 job.gjf
@@ -163,4 +165,37 @@ EOF
 	run "$REPO/scripts/linda-srun" c1-1 true
 	assert_failure 255
 	assert_output --partial 'not inside a Slurm job'
+}
+
+@test "the ssh path sites run today: workers over a real sshd reach the IB names, outside the job" {
+	local jid i pid ssh_cfg=$IBNET_CLUSTER_DIR/ssh/ssh_config
+	# What a site without linda-srun has: Linda's own ssh, host keys scanned, root's key.
+	g16_script "$WATER" "export GAUSS_SDEF='ssh -F $ssh_cfg'"
+	local pids=()
+	# ssh passes no environment: the workers are found by their command line
+	# (looked at, never signalled).
+	jid=$(LINDA_STANDIN_HOLD=4 sbatch --parsable -N3 --transport=rsocket \
+		-o "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/g16.sh")
+	for i in $(seq 1 40); do
+		mapfile -t pids < <(pgrep -f "$GTREE/g16/linda-exe-ib/../worker.exel 5301")
+		[ "${#pids[@]}" -eq 3 ] && break
+		sleep 0.25
+	done
+	[ "${#pids[@]}" -eq 3 ]
+	# The workers run, but not as steps of the job, and without its environment.
+	run steps "$jid"
+	refute_output --partial linda-worker
+	for pid in "${pids[@]}"; do
+		run bash -c "tr '\\0' '\\n' < /proc/$pid/environ | grep -c '^SLURM_JOB_ID=' || true"
+		assert_output 0
+	done
+	"$CLUSTER" wait "$jid" 120
+	run cat "$BATS_TEST_TMPDIR/out"
+	assert_line "g16 stand-in: GAUSS_SDEF=ssh -F $ssh_cfg"
+	# Still Rsockets on IB names: the wrapper found librspreload on its own.
+	assert_line 'master -> cib1-2: host=c1-2 rspreload=yes local=198.18.1.12 bytes=4000000'
+	assert_line 'master -> cib1-3: host=c1-3 rspreload=yes local=198.18.1.13 bytes=4000000'
+	run sacct_state "$jid"
+	assert_output COMPLETED
+	grep -q 'Accepted publickey for root from 198.18.1.11' "$IBNET_CLUSTER_DIR/log/sshd-c1-2.log"
 }
