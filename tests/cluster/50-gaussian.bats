@@ -8,6 +8,8 @@ load ../helpers/common
 load ../helpers/cluster
 load ../helpers/gaussian
 
+WATER=$'%NProcShared=2\n#p hf/sto-3g\n\nwater\n\n0 1\nO\n'
+
 setup_file() {
 	cluster_up -n 3 --sshd
 	export GTREE=$BATS_FILE_TMPDIR/gaussian
@@ -46,7 +48,7 @@ run_g16() {
 	local b2 b3 a2 a3
 	read -r -a b2 <<<"$("$CLUSTER" counters c1-2)"
 	read -r -a b3 <<<"$("$CLUSTER" counters c1-3)"
-	batch "$BATS_TEST_TMPDIR/out" -N3 -c2 --transport=rsocket "$BATS_TEST_TMPDIR/g16.sh" || return 1
+	batch "$BATS_TEST_TMPDIR/out" -N3 -c2 --transport="${TRANSPORT:-rsocket}" "$BATS_TEST_TMPDIR/g16.sh" || return 1
 	read -r -a a2 <<<"$("$CLUSTER" counters c1-2)"
 	read -r -a a3 <<<"$("$CLUSTER" counters c1-3)"
 	echo "counters $((a2[0] - b2[0] + a3[0] - b3[0])) $((a2[1] - b2[1] + a3[1] - b3[1]))"
@@ -73,6 +75,17 @@ run_g16() {
 	[ "$eth" -lt 2000000 ]
 }
 
+@test "module load gaussian-ib + --transport=ipoib: the plugin's IB names; the wrapper adds librspreload itself" {
+	TRANSPORT=ipoib run run_g16 "$WATER"
+	assert_success
+	assert_line 'GAUSS_WDEF=cib1-1,cib1-2,cib1-3 GAUSS_PDEF='
+	assert_line "master: started a worker on cib1-3 with $REPO/scripts/linda-srun"
+	assert_line 'master -> cib1-3: host=c1-3 rspreload=yes local=198.18.1.13 bytes=4000000'
+	read -r _ eth ib <<<"${lines[-1]}"
+	[ "$ib" -gt 8000000 ]
+	[ "$eth" -lt 2000000 ]
+}
+
 @test "in a tcp job, module load gaussian-ib refuses with the reason, and the job says so" {
 	printf '#!/bin/bash\nsource %s\nmodule use %s/lmod-modules\nexport g16root=%s\nmodule load gaussian-ib || echo "module refused"\n' \
 		"$LMOD_INIT" "$REPO" "$GTREE" > "$BATS_TEST_TMPDIR/tcp.sh"
@@ -94,7 +107,6 @@ run_g16() {
 	[ "$eth" -lt 2000000 ]
 }
 
-WATER=$'%NProcShared=2\n#p hf/sto-3g\n\nwater\n\n0 1\nO\n'
 
 # steps JOBID: the job's running steps, "NAME NODE" a line.
 steps() {
