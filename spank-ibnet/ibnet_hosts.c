@@ -31,7 +31,7 @@ static void usage(FILE *fp)
 	      "       ibnet-hosts [--config '...'] --probe\n"
 	      "       ibnet-hosts [--config '...'] --env [--transport=T] [--[no-]ordered-alltoall]\n"
 	      "                   [--nodelist HOSTLIST] [--iface NAME]\n"
-	      "       ibnet-hosts --site [--rule RULE] --linda-input [FILE]\n"
+	      "       ibnet-hosts [--site | --rule RULE] --linda-input [FILE]\n"
 	      "\n"
 	      "Map a Slurm hostlist to IB host names with spank-ibnet's rules.\n"
 	      "  --rule RULE        s/REGEX/REPLACEMENT/ or file:PATH (default " IBNET_RULE_DEFAULT ")\n"
