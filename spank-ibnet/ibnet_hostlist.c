@@ -205,10 +205,13 @@ static int expand_item(const char *item, size_t len, const char *expr,
 				goto out;
 			p = close + 1;
 		} else {
-			size_t n = strcspn(p, "[]");
+			size_t n = 0;
 
-			if (p + n > end)
-				n = (size_t)(end - p);
+			/* Within this item only: strcspn would scan the rest of the
+			 * whole list for every item, quadratic in a long plain list
+			 * (found by fuzz_hostlist: 19,350 names took 1.1 s). */
+			while (p + n < end && p[n] != '[' && p[n] != ']')
+				n++;
 			if (n == 0) {
 				ibnet_err_set(err, IBNET_PREFIX "invalid hostlist %s: ']' without '['",
 					      ibnet_quote(expr));
