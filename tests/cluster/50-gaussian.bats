@@ -166,6 +166,7 @@ $REPO/scripts/linda-srun cib1-2 hostname
 $REPO/scripts/linda-srun -n c1-3 echo one 'two three'
 $REPO/scripts/linda-srun cib1-9 true; echo "rc=\$?"
 $REPO/scripts/linda-srun c1-2 'exit 7'; echo "rc=\$?"
+$REPO/scripts/linda-srun c1-3 'kill -USR1 \$\$'; echo "signal rc=\$?"
 EOF
 	chmod +x "$BATS_TEST_TMPDIR/map.sh"
 	run batch "$BATS_TEST_TMPDIR/out" -N3 --transport=ipoib "$BATS_TEST_TMPDIR/map.sh"
@@ -174,6 +175,8 @@ EOF
 	assert_line --partial 'linda-srun: cib1-9 is not a node of job'
 	assert_line 'rc=255'
 	assert_line 'rc=7'
+	# A worker killed by a signal: its launcher fails too (srun: 128 + the signal).
+	assert_line 'signal rc=138'
 	run "$REPO/scripts/linda-srun" c1-1 true
 	assert_failure 255
 	assert_output --partial 'not inside a Slurm job'
