@@ -56,6 +56,18 @@ go() {
 	touch "$BATS_TEST_TMPDIR/go-$1"
 }
 
+# start_steps STEP...: submit a stepper job on 2 nodes, run its step 1, and
+# return once step 2 waits, for the test to make its fault there. Prints the
+# job id.
+start_steps() {
+	local f jid
+	f=$(stepper "$@")
+	jid=$(sbatch --parsable -N2 -o "$BATS_TEST_TMPDIR/out" "$f") || return 1
+	go 1 >&2 || return 1
+	wait_for "$BATS_TEST_TMPDIR/ready-2" >&2 || return 1
+	echo "$jid"
+}
+
 @test "slurmctld restarted while jobs run and queue: every job finishes with its network" {
 	cluster_up -n 3
 	local jids=() i t
@@ -79,12 +91,9 @@ go() {
 
 @test "a node's IB interface taken down between steps: the next ipoib step fails with its sentence, tcp still runs" {
 	cluster_up -n 2
-	local f jid
-	f=$(stepper 'srun -N2 --transport=ipoib true' 'srun -N2 --transport=ipoib true' \
+	local jid
+	jid=$(start_steps 'srun -N2 --transport=ipoib true' 'srun -N2 --transport=ipoib true' \
 		'srun -N2 --transport=tcp true')
-	jid=$(sbatch --parsable -N2 -o "$BATS_TEST_TMPDIR/out" "$f")
-	go 1
-	wait_for "$BATS_TEST_TMPDIR/ready-2"
 	ip -n ibnet-c1-2 link set ib0 down
 	go 2
 	go 3
@@ -102,12 +111,9 @@ go() {
 	mkdir -p "$IBNET_CLUSTER_DIR/rs-c1-2"
 	cp "$RSPRELOAD" "$IBNET_CLUSTER_DIR/rs-c1-2/librspreload.so"
 	cluster_up -n 2 --node-plugin-args 2 "rspreload=$IBNET_CLUSTER_DIR/rs-c1-2/librspreload.so"
-	local f jid
-	f=$(stepper 'srun -N2 --transport=rsocket true' 'srun -N2 --transport=rsocket true' \
+	local jid
+	jid=$(start_steps 'srun -N2 --transport=rsocket true' 'srun -N2 --transport=rsocket true' \
 		'srun -N2 --transport=ipoib true')
-	jid=$(sbatch --parsable -N2 -o "$BATS_TEST_TMPDIR/out" "$f")
-	go 1
-	wait_for "$BATS_TEST_TMPDIR/ready-2"
 	rm "$IBNET_CLUSTER_DIR/rs-c1-2/librspreload.so"
 	go 2
 	go 3
@@ -122,13 +128,10 @@ go() {
 
 @test "plugstack.conf edited between two steps: each step follows the file it starts with, or is refused with a sentence" {
 	cluster_up -n 2
-	local f jid conf=$IBNET_CLUSTER_DIR/plugstack.conf
+	local jid conf=$IBNET_CLUSTER_DIR/plugstack.conf
 	cp "$conf" "$BATS_TEST_TMPDIR/plugstack.orig"
-	f=$(stepper 'srun -N2 --transport=ipoib true' 'srun -N2 --transport=ipoib true' \
+	jid=$(start_steps 'srun -N2 --transport=ipoib true' 'srun -N2 --transport=ipoib true' \
 		'srun -N2 --transport=tcp true' 'srun -N2 --transport=tcp true')
-	jid=$(sbatch --parsable -N2 -o "$BATS_TEST_TMPDIR/out" "$f")
-	go 1
-	wait_for "$BATS_TEST_TMPDIR/ready-2"
 	sed -i 's/$/ allowed=tcp/' "$conf"	# narrower: ipoib no longer allowed
 	go 2
 	go 3
@@ -151,12 +154,9 @@ go() {
 
 @test "a node's slurmd restarted during a job: the job's later steps still get their network" {
 	cluster_up -n 2
-	local f jid
-	f=$(stepper 'srun -N2 --transport=ipoib printenv SLURM_IBNET_TRANSPORT' \
+	local jid
+	jid=$(start_steps 'srun -N2 --transport=ipoib printenv SLURM_IBNET_TRANSPORT' \
 		'srun -N2 --transport=ipoib printenv SLURM_IBNET_TRANSPORT')
-	jid=$(sbatch --parsable -N2 -o "$BATS_TEST_TMPDIR/out" "$f")
-	go 1
-	wait_for "$BATS_TEST_TMPDIR/ready-2"
 	run "$CLUSTER" restart c1-2
 	assert_success
 	go 2
