@@ -36,10 +36,12 @@ ALL_LDFLAGS = $(HARDEN_LD) $(LDFLAGS)
 B   = build
 SRC = spank-ibnet
 # The decision layer: no Slurm, shared by the plugin and ibnet-hosts.
-CORE = ibnet_util ibnet_hostlist ibnet_rule ibnet_config ibnet_request ibnet_env ibnet_probe \
-       ibnet_site ibnet_gaussian
+CORE = ibnet_util ibnet_hostlist ibnet_rule ibnet_config ibnet_request ibnet_env ibnet_probe
 CORE_PIC = $(CORE:%=$(B)/pic/%.o)
-CORE_OBJ = $(CORE:%=$(B)/obj/%.o)
+# What only ibnet-hosts needs (the site's plugstack.conf line, Gaussian
+# inputs): not linked into the plugin.
+TOOL_CORE = $(CORE) ibnet_site ibnet_gaussian
+TOOL_OBJ = $(TOOL_CORE:%=$(B)/obj/%.o)
 
 PLUGIN = $(B)/spank_ibnet.so
 GATE   = $(B)/libibnet-rsgate.so
@@ -71,15 +73,15 @@ $(PLUGIN): $(B)/pic/spank_ibnet.o $(CORE_PIC) $(SRC)/spank_ibnet.map
 	    -o $@ $(filter %.o,$^)
 $(GATE): $(SRC)/rsocket_gate.c $(SRC)/rspreload_calls.h | $(B)/pic
 	$(CC) $(ALL_CFLAGS) -fPIC -shared $(ALL_LDFLAGS) -o $@ $< -ldl
-$(TOOL): $(B)/obj/ibnet_hosts.o $(CORE_OBJ)
+$(TOOL): $(B)/obj/ibnet_hosts.o $(TOOL_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
 # The C unit layer under AddressSanitizer/UBSan, for the memory tests.
 asan: $(B)/asan/ibnet-hosts
-$(B)/asan/ibnet-hosts: $(SRC)/ibnet_hosts.c $(CORE:%=$(SRC)/%.c) $(wildcard $(SRC)/*.h)
+$(B)/asan/ibnet-hosts: $(SRC)/ibnet_hosts.c $(TOOL_CORE:%=$(SRC)/%.c) $(wildcard $(SRC)/*.h)
 	mkdir -p $(B)/asan
 	$(CC) -std=gnu11 $(WARN) $(DEFS) -O1 -g -fsanitize=address,undefined \
-	    -fno-omit-frame-pointer -o $@ $(SRC)/ibnet_hosts.c $(CORE:%=$(SRC)/%.c)
+	    -fno-omit-frame-pointer -o $@ $(SRC)/ibnet_hosts.c $(TOOL_CORE:%=$(SRC)/%.c)
 
 # libFuzzer harnesses (tests/fuzz), under ASan and UBSan; needs clang.
 #   make fuzz                  every harness for FUZZ_SECONDS (default 30) each
@@ -91,9 +93,9 @@ FUZZ_CC ?= clang
 FUZZ_FLAGS = -std=gnu11 $(WARN) $(DEFS) -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -I$(SRC)
 fuzz-build: $(FUZZERS:%=$(B)/fuzz/fuzz_%)
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(CORE:%=$(SRC)/%.c) $(wildcard $(SRC)/*.h)
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(TOOL_CORE:%=$(SRC)/%.c) $(wildcard $(SRC)/*.h)
 	mkdir -p $(B)/fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(CORE:%=$(SRC)/%.c)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(TOOL_CORE:%=$(SRC)/%.c)
 fuzz: fuzz-build
 	tests/fuzz/run $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS))
 
