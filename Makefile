@@ -46,9 +46,17 @@ TOOL_OBJ = $(TOOL_CORE:%=$(B)/obj/%.o)
 PLUGIN = $(B)/spank_ibnet.so
 GATE   = $(B)/libibnet-rsgate.so
 TOOL   = $(B)/ibnet-hosts
+# The paced all-to-all (alltoall/): a preload with no MPI in it, and the
+# scheme built once per MPI ABI against that MPI's mpi.h only (no libmpi
+# link: the program's own MPI provides the symbols).
+A2A_SRC = alltoall
+A2A = $(B)/libibnet-alltoall.so $(B)/libibnet-a2a-ompi.so $(B)/libibnet-a2a-mpich.so
+OMPI_CFLAGS  ?= $(shell pkg-config --cflags ompi-c)
+MPICH_CFLAGS ?= $(shell pkg-config --cflags mpich)
+A2A_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -I$(A2A_SRC)
 
 .PHONY: deb rpm dist FORCE fuzz fuzz-build bench bench-programs all install uninstall test unit-test cluster-test demo deps asan programs clean
-all: $(PLUGIN) $(GATE) $(TOOL)
+all: $(PLUGIN) $(GATE) $(TOOL) $(A2A)
 
 # The gate's install path is compiled in: rebuild what uses it when it changes
 # (make PREFIX=/usr/local, then make install PREFIX=/usr).
@@ -75,6 +83,14 @@ $(GATE): $(SRC)/rsocket_gate.c $(SRC)/rspreload_calls.h | $(B)/pic
 	$(CC) $(ALL_CFLAGS) -fPIC -shared $(ALL_LDFLAGS) -o $@ $< -ldl
 $(TOOL): $(B)/obj/ibnet_hosts.o $(TOOL_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+$(B)/libibnet-alltoall.so: $(A2A_SRC)/ibnet_a2a_dispatch.c | $(B)/pic
+	$(CC) $(A2A_CFLAGS) -shared $(ALL_LDFLAGS) -o $@ $< -ldl -lpthread
+A2A_PACED = $(A2A_SRC)/ibnet_a2a_paced.c $(A2A_SRC)/ibnet_a2a_settings.c $(A2A_SRC)/ibnet_a2a_settings.h
+$(B)/libibnet-a2a-ompi.so: $(A2A_PACED) | $(B)/pic
+	$(CC) $(A2A_CFLAGS) $(OMPI_CFLAGS) -shared $(ALL_LDFLAGS) -o $@ $(filter %.c,$^) -ldl -lpthread
+$(B)/libibnet-a2a-mpich.so: $(A2A_PACED) | $(B)/pic
+	$(CC) $(A2A_CFLAGS) $(MPICH_CFLAGS) -shared $(ALL_LDFLAGS) -o $@ $(filter %.c,$^) -ldl -lpthread
 
 # The C unit layer under AddressSanitizer/UBSan, for the memory tests.
 asan: $(B)/asan/ibnet-hosts

@@ -1,0 +1,700 @@
+/*
+ * ibnet_a2a_paced.c - a paced, node-aware all-to-all for one MPI ABI.
+ *
+ * Built twice, against Open MPI's and MPICH's mpi.h (libibnet-a2a-ompi.so,
+ * libibnet-a2a-mpich.so), and loaded by the dispatcher (ibnet_a2a_dispatch.c)
+ * into MPI programs only. Not linked against libmpi: its PMPI_* symbols are
+ * the ones the program already loaded.
+ *
+ * The scheme (docs/admin-guide.md, "The paced all-to-all"):
+ *   - Ranks are grouped by node (MPI_Comm_split_type SHARED). Pairs on one
+ *     node exchange through the MPI's shared memory, all at once.
+ *   - Between nodes, each rank receives from the other nodes in phases:
+ *     in phase p, node i receives from node i-p, so one node sends to each
+ *     port at a time (Kutzner's ordered all-to-all, seed 004).
+ *   - The receiver paces its sender: it grants credits, each for one chunk of
+ *     window/credits bytes, and never has more than its share of the window
+ *     outstanding. The bytes in flight towards a node's switch port stay
+ *     under the window, which is what 802.3x flow control would do in the
+ *     switch (seed 001). The next phase's grants start as soon as the window
+ *     has room, so there is no barrier and no idle wire between phases.
+ *   - Senders answer any credit at once: the receivers drive the schedule, so
+ *     nothing waits in a cycle.
+ * Traffic runs on a private duplicate of the communicator: its tags cannot
+ * meet the application's. Anything the scheme does not handle is handed to
+ * the MPI library's own implementation (hand_over below says what and why).
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "ibnet_a2a_settings.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER is a C int here");
+
+enum { TAG_LOCAL = 1, TAG_CREDIT = 2, TAG_DATA = 3 };
+
+/* Why a call went where it went; counted per process for the report. */
+enum route {
+	PACED,
+	OFF,		/* SLURM_IBNET_ALLTOALL_PACED=0, a bad setting, or the user's MPI choice */
+	THREADS,	/* MPI_THREAD_MULTIPLE: collectives may run concurrently */
+	INTERCOMM,
+	SMALL_COMM,	/* 2 ranks or fewer: one pair, nothing to order */
+	IN_PLACE,
+	BELOW,		/* bytes per pair below the threshold */
+	ONE_NODE,	/* every rank on one node: shared memory, no port to pace */
+	ROUTES
+};
+static const char *const route_name[ROUTES] = {
+	"paced", "switched off", "MPI_THREAD_MULTIPLE", "inter-communicator",
+	"2 ranks or fewer", "MPI_IN_PLACE", "below the threshold", "all ranks on one node",
+};
+static unsigned long served[2][ROUTES];	/* [0] alltoall, [1] alltoallv */
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static bool enabled;
+static bool report;
+static struct ibnet_a2a_settings settings;
+static int keyval = MPI_KEYVAL_INVALID;
+static int world_rank = -1;
+/* SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE, for the unit tests only. */
+static int test_ranks_per_node;
+
+/* The MPI variables with which a user picks the library's own algorithm. */
+static const char *const user_choice[] = {
+	"OMPI_MCA_coll_tuned_alltoall_algorithm", "MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM",
+	"I_MPI_ADJUST_ALLTOALL", "MV2_ALLTOALL_TUNING", NULL,
+};
+
+static void say(const char *what)
+{
+	fprintf(stderr, "spank-ibnet alltoall: %s\n", what);
+}
+
+static void print_report(void)
+{
+	char line[512];
+	int k, r, n;
+
+	for (k = 0; k < 2; k++) {
+		unsigned long total = 0;
+
+		for (r = 0; r < ROUTES; r++)
+			total += served[k][r];
+		if (!total)
+			continue;
+		n = snprintf(line, sizeof(line), "rank %d: %s: %lu call%s: ", world_rank,
+			     k ? "MPI_Alltoallv" : "MPI_Alltoall", total, total == 1 ? "" : "s");
+		for (r = 0; r < ROUTES && n < (int)sizeof(line); r++)
+			if (served[k][r] || r == PACED)
+				n += snprintf(line + n, sizeof(line) - (size_t)n, "%s%lu %s",
+					      r ? ", " : "", served[k][r],
+					      r == PACED ? "paced" : route_name[r]);
+		say(line);
+	}
+}
+
+static void read_settings(void)
+{
+	const char *v;
+	char msg[256];
+	int i;
+
+	ibnet_a2a_settings_default(&settings);
+	enabled = true;
+	if ((v = getenv("SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE")))
+		test_ranks_per_node = atoi(v);
+	report = (v = getenv(IBNET_A2A_ENV_REPORT)) && strcmp(v, "0") != 0 && *v;
+	if (report)
+		atexit(print_report);
+	if ((v = getenv(IBNET_A2A_ENV_PACED)) && strcmp(v, "0") == 0) {
+		enabled = false;
+		return;
+	}
+	for (i = 0; user_choice[i]; i++)
+		if (getenv(user_choice[i])) {
+			if (report) {
+				snprintf(msg, sizeof(msg), "%s is set: the MPI library's own all-to-all "
+					 "runs, as the user chose", user_choice[i]);
+				say(msg);
+			}
+			enabled = false;
+			return;
+		}
+	for (i = 0; ibnet_a2a_setting_keys[i]; i++) {
+		const char *name = ibnet_a2a_setting_env(ibnet_a2a_setting_keys[i]);
+
+		if ((v = getenv(name)) &&
+		    ibnet_a2a_setting_set(&settings, ibnet_a2a_setting_keys[i], v, name, msg,
+					  sizeof(msg)) < 0) {
+			strncat(msg, "; the MPI library's own all-to-all runs instead",
+				sizeof(msg) - strlen(msg) - 1);
+			say(msg);
+			enabled = false;
+			return;
+		}
+	}
+}
+
+/* What we keep per communicator (an attribute, freed with it). */
+struct comm_info {
+	MPI_Comm priv;		/* our traffic's own context */
+	int size, rank, nnodes, mynode;
+	int *node_of;		/* rank -> node, nodes numbered by their lowest rank */
+	int *node_start;	/* node -> first index in by_node; [nnodes] = size */
+	int *by_node;		/* ranks grouped by node, each group in rank order */
+	int *local_index;	/* rank -> its place in its node's group */
+};
+
+static void info_free(struct comm_info *ci)
+{
+	if (!ci)
+		return;
+	if (ci->priv != MPI_COMM_NULL)
+		PMPI_Comm_free(&ci->priv);
+	free(ci->node_of);
+	free(ci->node_start);
+	free(ci->by_node);
+	free(ci->local_index);
+	free(ci);
+}
+
+static int delete_info(MPI_Comm comm, int kv, void *attr, void *extra)
+{
+	(void)comm, (void)kv, (void)extra;
+	info_free(attr);
+	return MPI_SUCCESS;
+}
+
+/* Collective over comm: every rank of comm calls it on the same call. */
+static struct comm_info *comm_info(MPI_Comm comm)
+{
+	struct comm_info *ci;
+	MPI_Comm shm;
+	int found, leader, lrank, i, *leaders = NULL, *count = NULL;
+
+	if (PMPI_Comm_get_attr(comm, keyval, &ci, &found) == MPI_SUCCESS && found)
+		return ci;
+	ci = calloc(1, sizeof(*ci));
+	if (!ci)
+		return NULL;
+	ci->priv = MPI_COMM_NULL;
+	PMPI_Comm_size(comm, &ci->size);
+	PMPI_Comm_rank(comm, &ci->rank);
+	ci->node_of = malloc(sizeof(int) * (size_t)ci->size);
+	ci->node_start = calloc((size_t)ci->size + 1, sizeof(int));
+	ci->by_node = malloc(sizeof(int) * (size_t)ci->size);
+	ci->local_index = malloc(sizeof(int) * (size_t)ci->size);
+	leaders = malloc(sizeof(int) * (size_t)ci->size);
+	count = calloc((size_t)ci->size + 1, sizeof(int));
+	/* Every rank allocates; a failure here is out of memory, and MPI aborts below. */
+	PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
+	PMPI_Comm_rank(shm, &lrank);
+	leader = ci->rank;
+	PMPI_Bcast(&leader, 1, MPI_INT, 0, shm);
+	PMPI_Comm_free(&shm);
+	/* Tests on one machine: pretend each run of K consecutive ranks is a node. */
+	if (test_ranks_per_node > 0)
+		leader = ci->rank - ci->rank % test_ranks_per_node;
+	if (!ci->node_of || !ci->node_start || !ci->by_node || !ci->local_index || !leaders ||
+	    !count) {
+		free(leaders);
+		free(count);
+		info_free(ci);
+		return NULL;
+	}
+	PMPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, comm);
+	/* A leader is the lowest rank of its node (rank 0 of a key-0 split). */
+	for (i = 0; i < ci->size; i++)
+		if (leaders[i] == i)
+			count[i] = ci->nnodes++;	/* count[] holds leader -> node for now */
+	for (i = 0; i < ci->size; i++)
+		ci->node_of[i] = count[leaders[i]];
+	memset(count, 0, sizeof(int) * ((size_t)ci->size + 1));
+	for (i = 0; i < ci->size; i++)
+		count[ci->node_of[i] + 1]++;
+	for (i = 0; i < ci->nnodes; i++)
+		ci->node_start[i + 1] = ci->node_start[i] + count[i + 1];
+	memset(count, 0, sizeof(int) * ((size_t)ci->size + 1));
+	for (i = 0; i < ci->size; i++) {
+		int n = ci->node_of[i];
+
+		ci->local_index[i] = count[n];
+		ci->by_node[ci->node_start[n] + count[n]++] = i;
+	}
+	ci->mynode = ci->node_of[ci->rank];
+	free(leaders);
+	free(count);
+	PMPI_Comm_dup(comm, &ci->priv);
+	PMPI_Comm_set_attr(comm, keyval, ci);
+	return ci;
+}
+
+static void init_once(void)
+{
+	read_settings();
+	PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_info, &keyval, NULL);
+	PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+}
+
+/* Checks every rank of a collective reaches alike (the standard requires
+ * MPI_IN_PLACE on all ranks or none, and equal type signatures). */
+static enum route common_route(MPI_Comm comm, const void *sendbuf)
+{
+	int inter = 0, size = 0, provided = MPI_THREAD_SINGLE;
+
+	pthread_once(&once, init_once);
+	if (!enabled)
+		return OFF;
+	PMPI_Query_thread(&provided);
+	if (provided == MPI_THREAD_MULTIPLE)
+		return THREADS;
+	PMPI_Comm_test_inter(comm, &inter);
+	if (inter)
+		return INTERCOMM;
+	PMPI_Comm_size(comm, &size);
+	if (size <= 2)
+		return SMALL_COMM;
+	if (sendbuf == MPI_IN_PLACE)
+		return IN_PLACE;
+	return PACED;
+}
+
+/* Can count elements of type at buf be read as plain bytes? */
+static bool contiguous(MPI_Datatype type)
+{
+	MPI_Aint lb, extent, tlb, textent;
+	int size;
+
+	PMPI_Type_size(type, &size);
+	PMPI_Type_get_extent(type, &lb, &extent);
+	PMPI_Type_get_true_extent(type, &tlb, &textent);
+	return lb == 0 && tlb == 0 && (MPI_Aint)size == extent && textent == extent;
+}
+
+struct events {
+	MPI_Request *req;
+	int *kind, *peer;
+	int n, cap;
+};
+enum { EV_BULK, EV_CREDIT, EV_DATA };
+
+static int ev_add(struct events *e, int kind, int peer, MPI_Request r)
+{
+	int i;
+
+	for (i = 0; i < e->n; i++)
+		if (e->req[i] == MPI_REQUEST_NULL)
+			break;
+	if (i == e->n) {
+		if (e->n == e->cap) {
+			int cap = e->cap ? 2 * e->cap : 64;
+			MPI_Request *req = realloc(e->req, sizeof(*req) * (size_t)cap);
+			int *kind = req ? realloc(e->kind, sizeof(int) * (size_t)cap) : NULL;
+			int *peer = kind ? (e->kind = kind, realloc(e->peer, sizeof(int) * (size_t)cap)) : NULL;
+
+			if (req)
+				e->req = req;
+			if (!peer)
+				return -1;
+			e->peer = peer;
+			e->cap = cap;
+		}
+		e->n++;
+	}
+	e->req[i] = r;
+	e->kind[i] = kind;
+	e->peer[i] = peer;
+	return 0;
+}
+
+/*
+ * Move slen[r] bytes from sbuf+soff[r] to every rank r, and receive rlen[r]
+ * bytes from r at rbuf+roff[r], paced as the header says.
+ */
+static int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
+			  const MPI_Aint *slen, char *rbuf, const MPI_Aint *roff,
+			  const MPI_Aint *rlen)
+{
+	struct events ev = { 0 };
+	MPI_Aint *sent = calloc((size_t)ci->size, sizeof(MPI_Aint));
+	int *credit_in = calloc((size_t)ci->size, sizeof(int));
+	int *order = malloc(sizeof(int) * (size_t)ci->size);
+	int *done = malloc(sizeof(int) * 64), ndone_cap = 64;
+	/* Statuses, not MPI_STATUSES_IGNORE: GCC 12 takes MPICH's (MPI_Status *)1
+	 * for an array of size 0 (-Wstringop-overflow). */
+	MPI_Status *status = malloc(sizeof(MPI_Status) * 64);
+	int me = ci->rank, mynode = ci->mynode, nlocal, my_credits, norder = 0;
+	int oi = 0, outstanding = 0, rc = MPI_ERR_NO_MEM, i, p, active;
+	MPI_Aint chunk = (MPI_Aint)ibnet_a2a_chunk(&settings), off = 0;
+	MPI_Request r;
+
+	if (!sent || !credit_in || !order || !done || !status)
+		goto out;
+	nlocal = ci->node_start[mynode + 1] - ci->node_start[mynode];
+	/* The node's ranks share its window. */
+	my_credits = (int)settings.credits / nlocal;
+	if (my_credits < 1)
+		my_credits = 1;
+
+	if (rlen[me])
+		memcpy(rbuf + roff[me], sbuf + soff[me], (size_t)rlen[me]);
+	/* Same node: shared memory, all at once. */
+	for (i = ci->node_start[mynode]; i < ci->node_start[mynode + 1]; i++) {
+		int q = ci->by_node[i];
+
+		if (q == me)
+			continue;
+		if (rlen[q]) {
+			PMPI_Irecv(rbuf + roff[q], (int)rlen[q], MPI_BYTE, q, TAG_LOCAL, ci->priv, &r);
+			if (ev_add(&ev, EV_BULK, q, r) < 0)
+				goto out;
+		}
+		if (slen[q]) {
+			PMPI_Isend(sbuf + soff[q], (int)slen[q], MPI_BYTE, q, TAG_LOCAL, ci->priv, &r);
+			if (ev_add(&ev, EV_BULK, q, r) < 0)
+				goto out;
+		}
+	}
+	/* As a sender: wait for each remote receiver's credits. */
+	for (i = 0; i < ci->size; i++) {
+		if (ci->node_of[i] == mynode || !slen[i])
+			continue;
+		PMPI_Irecv(&credit_in[i], 1, MPI_INT, i, TAG_CREDIT, ci->priv, &r);
+		if (ev_add(&ev, EV_CREDIT, i, r) < 0)
+			goto out;
+	}
+	/* As a receiver: the senders in phase order, node mynode-p in phase p;
+	 * on each sender node start at our own local index, spreading the load. */
+	for (p = 1; p < ci->nnodes; p++) {
+		int k = (mynode - p + ci->nnodes) % ci->nnodes;
+		int first = ci->node_start[k], n = ci->node_start[k + 1] - first;
+
+		for (i = 0; i < n; i++) {
+			int s = ci->by_node[first + (i + ci->local_index[me]) % n];
+
+			if (rlen[s])
+				order[norder++] = s;
+		}
+	}
+
+	for (;;) {
+		/* Grant while the window has room. */
+		while (outstanding < my_credits && oi < norder) {
+			int s = order[oi];
+			MPI_Aint len = rlen[s] - off < chunk ? rlen[s] - off : chunk;
+			int grant = (int)len;
+
+			PMPI_Irecv(rbuf + roff[s] + off, grant, MPI_BYTE, s, TAG_DATA, ci->priv, &r);
+			if (ev_add(&ev, EV_DATA, s, r) < 0)
+				goto out;
+			/* Four bytes, eager in every MPI: returns at once. */
+			PMPI_Send(&grant, 1, MPI_INT, s, TAG_CREDIT, ci->priv);
+			outstanding++;
+			off += len;
+			if (off == rlen[s])
+				oi++, off = 0;
+		}
+		active = 0;
+		for (i = 0; i < ev.n; i++)
+			active += ev.req[i] != MPI_REQUEST_NULL;
+		if (!active)
+			break;
+		if (ev.n > ndone_cap) {
+			int *d = realloc(done, sizeof(int) * (size_t)ev.n);
+			MPI_Status *st = d ? (done = d, realloc(status, sizeof(*st) * (size_t)ev.n)) : NULL;
+
+			if (!st)
+				goto out;
+			status = st, ndone_cap = ev.n;
+		}
+		{
+			int ndone = 0, j;
+
+			rc = PMPI_Waitsome(ev.n, ev.req, &ndone, done, status);
+			if (rc != MPI_SUCCESS)
+				goto out;
+			rc = MPI_ERR_NO_MEM;
+			/* Read every completed slot before any is reused below. */
+			for (j = 0; j < ndone; j++)
+				status[j].MPI_TAG = ev.kind[done[j]], done[j] = ev.peer[done[j]];
+			for (j = 0; j < ndone; j++) {
+				int kind = status[j].MPI_TAG, d = done[j];
+
+				if (kind == EV_DATA) {
+					outstanding--;
+				} else if (kind == EV_CREDIT) {
+					/* The receiver says how much: its chunk, not ours. */
+					MPI_Aint len = credit_in[d];
+
+					if (len > slen[d] - sent[d])
+						len = slen[d] - sent[d];
+					PMPI_Isend(sbuf + soff[d] + sent[d], (int)len, MPI_BYTE, d,
+						   TAG_DATA, ci->priv, &r);
+					sent[d] += len;
+					if (ev_add(&ev, EV_BULK, d, r) < 0)
+						goto out;
+					if (sent[d] < slen[d]) {
+						PMPI_Irecv(&credit_in[d], 1, MPI_INT, d, TAG_CREDIT,
+							   ci->priv, &r);
+						if (ev_add(&ev, EV_CREDIT, d, r) < 0)
+							goto out;
+					}
+				}
+			}
+		}
+	}
+	rc = MPI_SUCCESS;
+out:
+	free(sent);
+	free(credit_in);
+	free(order);
+	free(done);
+	free(status);
+	free(ev.req);
+	free(ev.kind);
+	free(ev.peer);
+	return rc;
+}
+
+/*
+ * The byte layout of one side of the exchange: where each rank's bytes
+ * are, packed into a scratch buffer if the datatype is not plain bytes.
+ */
+struct side {
+	char *buf;		/* the user's buffer, or scratch */
+	char *scratch;
+	MPI_Aint *off, *len;
+};
+
+static void side_free(struct side *s)
+{
+	free(s->scratch);
+	free(s->off);
+	free(s->len);
+}
+
+static int side_layout(struct side *s, int size, const int *counts, const int *displs,
+		       int count, MPI_Datatype type, const void *user)
+{
+	MPI_Aint lb, extent, total = 0;
+	int tsize, i;
+
+	PMPI_Type_size(type, &tsize);
+	PMPI_Type_get_extent(type, &lb, &extent);
+	s->off = malloc(sizeof(MPI_Aint) * (size_t)size);
+	s->len = malloc(sizeof(MPI_Aint) * (size_t)size);
+	s->scratch = NULL;
+	if (!s->off || !s->len)
+		return -1;
+	for (i = 0; i < size; i++) {
+		int c = counts ? counts[i] : count;
+
+		s->len[i] = (MPI_Aint)c * tsize;
+		if (contiguous(type)) {
+			s->off[i] = (MPI_Aint)(displs ? displs[i] : i * count) * extent;
+		} else {
+			s->off[i] = total;
+			total += s->len[i];
+		}
+	}
+	s->buf = (char *)user;
+	if (!contiguous(type)) {
+		s->scratch = malloc(total ? (size_t)total : 1);
+		if (!s->scratch)
+			return -1;
+		s->buf = s->scratch;
+	}
+	return 0;
+}
+
+/* Packed bytes of a homogeneous job are the data's own bytes (both MPIs). */
+static void side_pack(struct side *s, MPI_Comm comm, int size, const int *counts,
+		      const int *displs, int count, MPI_Datatype type, const void *user)
+{
+	MPI_Aint lb, extent;
+	int i, pos;
+
+	PMPI_Type_get_extent(type, &lb, &extent);
+	for (i = 0; i < size; i++) {
+		const char *from = (const char *)user + (MPI_Aint)(displs ? displs[i] : i * count) * extent;
+
+		pos = 0;
+		PMPI_Pack(from, counts ? counts[i] : count, type, s->scratch + s->off[i],
+			  (int)s->len[i], &pos, comm);
+	}
+}
+
+static void side_unpack(struct side *s, MPI_Comm comm, int size, const int *counts,
+			const int *displs, int count, MPI_Datatype type, void *user)
+{
+	MPI_Aint lb, extent;
+	int i, pos;
+
+	PMPI_Type_get_extent(type, &lb, &extent);
+	for (i = 0; i < size; i++) {
+		char *to = (char *)user + (MPI_Aint)(displs ? displs[i] : i * count) * extent;
+
+		pos = 0;
+		PMPI_Unpack(s->scratch + s->off[i], (int)s->len[i], &pos, to,
+			    counts ? counts[i] : count, type, comm);
+	}
+}
+
+/* Both calls: alltoall has counts == NULL (sendcount/recvcount for all). */
+static int run_paced(struct comm_info *ci, const void *sendbuf, const int *scounts,
+		     const int *sdispls, int scount, MPI_Datatype stype, void *recvbuf,
+		     const int *rcounts, const int *rdispls, int rcount, MPI_Datatype rtype)
+{
+	struct side s = { 0 }, r = { 0 };
+	int rc = MPI_ERR_NO_MEM;
+
+	if (side_layout(&s, ci->size, scounts, sdispls, scount, stype, sendbuf) < 0 ||
+	    side_layout(&r, ci->size, rcounts, rdispls, rcount, rtype, recvbuf) < 0)
+		goto out;
+	if (s.scratch)
+		side_pack(&s, ci->priv, ci->size, scounts, sdispls, scount, stype, sendbuf);
+	rc = paced_exchange(ci, s.buf, s.off, s.len, r.buf, r.off, r.len);
+	if (rc == MPI_SUCCESS && r.scratch)
+		side_unpack(&r, ci->priv, ci->size, rcounts, rdispls, rcount, rtype, recvbuf);
+out:
+	side_free(&s);
+	side_free(&r);
+	return rc;
+}
+
+EXPORT int ibnet_a2a_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	enum route route = common_route(comm, sendbuf);
+	struct comm_info *ci = NULL;
+	int tsize = 0;
+
+	if (route == PACED) {
+		PMPI_Type_size(sendtype, &tsize);
+		/* Equal on every rank: the type signatures must match. */
+		if ((unsigned long)sendcount * (unsigned long)tsize < settings.threshold)
+			route = BELOW;
+	}
+	if (route == PACED && !(ci = comm_info(comm)))
+		route = OFF;
+	if (route == PACED && ci->nnodes < 2)
+		route = ONE_NODE;
+	served[0][route]++;
+	if (route != PACED)
+		return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+	return run_paced(ci, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL,
+			 recvcount, recvtype);
+}
+
+EXPORT int ibnet_a2a_alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls,
+			       MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+			       const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	enum route route = common_route(comm, sendbuf);
+	struct comm_info *ci = NULL;
+	unsigned long most = 0;
+	int tsize = 0, i;
+
+	if (route == PACED && !(ci = comm_info(comm)))
+		route = OFF;
+	if (route == PACED && ci->nnodes < 2)
+		route = ONE_NODE;
+	if (route == PACED) {
+		/* Counts differ by rank: agree on the largest pair, one small allreduce. */
+		PMPI_Type_size(sendtype, &tsize);
+		for (i = 0; i < ci->size; i++)
+			if ((unsigned long)sendcounts[i] * (unsigned long)tsize > most)
+				most = (unsigned long)sendcounts[i] * (unsigned long)tsize;
+		PMPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UNSIGNED_LONG, MPI_MAX, ci->priv);
+		if (most < settings.threshold)
+			route = BELOW;
+	}
+	served[1][route]++;
+	if (route != PACED)
+		return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+				      rdispls, recvtype, comm);
+	return run_paced(ci, sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts,
+			 rdispls, 0, recvtype);
+}
+
+/*
+ * Fortran. Open MPI's mpi_alltoall_ calls PMPI_Alltoall itself, so the
+ * dispatcher takes the Fortran names too. MPICH's calls MPI_Alltoall, which
+ * is already ours: there, and for Fortran's MPI_IN_PLACE and MPI_BOTTOM in
+ * Open MPI, the library's own Fortran routine runs.
+ */
+typedef void (*f_alltoall_fn)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *,
+			      MPI_Fint *, MPI_Fint *);
+typedef void (*f_alltoallv_fn)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *,
+			       MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+
+#ifdef OPEN_MPI
+/* Open MPI's Fortran sentinels, under each name mangling it may use. */
+static bool fortran_sentinel(const void *buf)
+{
+	static const char *const names[] = {
+		"mpi_fortran_in_place", "mpi_fortran_in_place_", "mpi_fortran_in_place__",
+		"MPI_FORTRAN_IN_PLACE", "mpi_fortran_bottom", "mpi_fortran_bottom_",
+		"mpi_fortran_bottom__", "MPI_FORTRAN_BOTTOM", NULL,
+	};
+	int i;
+
+	for (i = 0; names[i]; i++) {
+		void *p = dlsym(RTLD_DEFAULT, names[i]);
+
+		if (p && p == buf)
+			return true;
+	}
+	return false;
+}
+#endif
+
+EXPORT void ibnet_a2a_f_alltoall(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
+				 MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr)
+{
+#ifdef OPEN_MPI
+	if (!fortran_sentinel(sb) && !fortran_sentinel(rb)) {
+		*ierr = ibnet_a2a_alltoall(sb, *sc, PMPI_Type_f2c(*st), rb, *rc, PMPI_Type_f2c(*rt),
+					   PMPI_Comm_f2c(*comm));
+		return;
+	}
+#endif
+	{
+		f_alltoall_fn real = (f_alltoall_fn)dlsym(RTLD_DEFAULT, "pmpi_alltoall_");
+
+#ifdef OPEN_MPI
+		served[0][IN_PLACE]++;	/* Fortran's MPI_IN_PLACE (or MPI_BOTTOM) */
+#endif
+		real(sb, sc, st, rb, rc, rt, comm, ierr);
+	}
+}
+
+EXPORT void ibnet_a2a_f_alltoallv(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb,
+				  MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *comm,
+				  MPI_Fint *ierr)
+{
+#ifdef OPEN_MPI
+	if (!fortran_sentinel(sb) && !fortran_sentinel(rb)) {
+		*ierr = ibnet_a2a_alltoallv(sb, sc, sd, PMPI_Type_f2c(*st), rb, rc, rd,
+					    PMPI_Type_f2c(*rt), PMPI_Comm_f2c(*comm));
+		return;
+	}
+#endif
+	{
+		f_alltoallv_fn real = (f_alltoallv_fn)dlsym(RTLD_DEFAULT, "pmpi_alltoallv_");
+
+#ifdef OPEN_MPI
+		served[1][IN_PLACE]++;
+#endif
+		real(sb, sc, sd, st, rb, rc, rd, rt, comm, ierr);
+	}
+}

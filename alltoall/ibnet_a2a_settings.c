@@ -1,0 +1,91 @@
+/*
+ * ibnet_a2a_settings.c - parse the paced all-to-all's settings.
+ */
+#include "ibnet_a2a_settings.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const ibnet_a2a_setting_keys[] = { "window", "credits", "threshold", NULL };
+
+void ibnet_a2a_settings_default(struct ibnet_a2a_settings *s)
+{
+	s->window = IBNET_A2A_WINDOW_DEFAULT;
+	s->credits = IBNET_A2A_CREDITS_DEFAULT;
+	s->threshold = IBNET_A2A_THRESHOLD_DEFAULT;
+}
+
+const char *ibnet_a2a_setting_env(const char *key)
+{
+	if (strcmp(key, "window") == 0)
+		return IBNET_A2A_ENV_WINDOW;
+	if (strcmp(key, "credits") == 0)
+		return IBNET_A2A_ENV_CREDITS;
+	if (strcmp(key, "threshold") == 0)
+		return IBNET_A2A_ENV_THRESHOLD;
+	return NULL;
+}
+
+/* "123", "64k", "2m" (powers of 1024); digits only before the unit. */
+static int parse_size(const char *v, unsigned long *out)
+{
+	unsigned long n, unit = 1;
+	char *end;
+
+	if (!v || *v < '0' || *v > '9' || strlen(v) > 20)
+		return -1;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno)
+		return -1;
+	if (*end == 'k' || *end == 'K')
+		unit = 1024, end++;
+	else if (*end == 'm' || *end == 'M')
+		unit = 1024 * 1024, end++;
+	if (*end || n > (unsigned long)-1 / unit)
+		return -1;
+	*out = n * unit;
+	return 0;
+}
+
+int ibnet_a2a_setting_set(struct ibnet_a2a_settings *s, const char *key, const char *value,
+			  const char *source, char *msg, size_t msglen)
+{
+	unsigned long n;
+
+	if (strcmp(key, "window") == 0) {
+		if (parse_size(value, &n) < 0 || n < IBNET_A2A_WINDOW_MIN || n > IBNET_A2A_WINDOW_MAX) {
+			snprintf(msg, msglen, "%s: '%.40s' is not a window size (bytes in flight "
+				 "towards one node, 1k to 64m, e.g. 64k)", source, value);
+			return -1;
+		}
+		s->window = n;
+	} else if (strcmp(key, "credits") == 0) {
+		if (parse_size(value, &n) < 0 || n < 1 || n > IBNET_A2A_CREDITS_MAX) {
+			snprintf(msg, msglen, "%s: '%.40s' is not a number of credits (1 to %u)",
+				 source, value, IBNET_A2A_CREDITS_MAX);
+			return -1;
+		}
+		s->credits = (unsigned)n;
+	} else if (strcmp(key, "threshold") == 0) {
+		if (parse_size(value, &n) < 0 || n > IBNET_A2A_THRESHOLD_MAX) {
+			snprintf(msg, msglen, "%s: '%.40s' is not a size (bytes per pair, 0 to 1024m, "
+				 "e.g. 8k)", source, value);
+			return -1;
+		}
+		s->threshold = n;
+	} else {
+		snprintf(msg, msglen, "%s: unknown all-to-all setting", source);
+		return -1;
+	}
+	return 0;
+}
+
+unsigned long ibnet_a2a_chunk(const struct ibnet_a2a_settings *s)
+{
+	unsigned long c = s->window / (s->credits ? s->credits : 1);
+
+	return c < 1024 ? 1024 : c;
+}

@@ -1,0 +1,61 @@
+/*
+ * ibnet_a2a_settings.h - the paced all-to-all's settings, read once here.
+ *
+ * The plugin reads them from plugstack.conf (alltoall_window=, ...) and
+ * checks a job's own SLURM_IBNET_ALLTOALL_* with the same code; the library
+ * reads the variables the plugin set, or the user's. No MPI, no Slurm.
+ */
+#ifndef IBNET_A2A_SETTINGS_H
+#define IBNET_A2A_SETTINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Defaults, measured on the test cluster (docs/benchmarks.md, "Choosing the
+ * window"): 4 credits of 16 KiB in flight towards one node's port.
+ */
+#define IBNET_A2A_WINDOW_DEFAULT (64ul * 1024)
+#define IBNET_A2A_CREDITS_DEFAULT 4u
+#define IBNET_A2A_THRESHOLD_DEFAULT (8ul * 1024)
+
+#define IBNET_A2A_WINDOW_MIN 1024ul
+#define IBNET_A2A_WINDOW_MAX (64ul * 1024 * 1024)
+#define IBNET_A2A_CREDITS_MAX 64u
+#define IBNET_A2A_THRESHOLD_MAX (1024ul * 1024 * 1024)
+
+struct ibnet_a2a_settings {
+	unsigned long window;		/* bytes in flight towards one node */
+	unsigned credits;		/* chunks of window/credits granted at once */
+	unsigned long threshold;	/* bytes per pair below which MPI's own runs */
+};
+
+/* The variables a job sees (the plugin sets them; the user's value wins). */
+#define IBNET_A2A_ENV_WINDOW "SLURM_IBNET_ALLTOALL_WINDOW"
+#define IBNET_A2A_ENV_CREDITS "SLURM_IBNET_ALLTOALL_CREDITS"
+#define IBNET_A2A_ENV_THRESHOLD "SLURM_IBNET_ALLTOALL_THRESHOLD"
+/* "0": this run uses the MPI library's own all-to-all. */
+#define IBNET_A2A_ENV_PACED "SLURM_IBNET_ALLTOALL_PACED"
+/* "1": each process says at exit how many calls were paced or handed over. */
+#define IBNET_A2A_ENV_REPORT "SLURM_IBNET_ALLTOALL_REPORT"
+
+void ibnet_a2a_settings_default(struct ibnet_a2a_settings *s);
+
+/*
+ * Set one setting by its key ("window", "credits", "threshold") from text
+ * such as "65536", "64k", "1m"; source names where the text came from
+ * ("alltoall_window" or SLURM_IBNET_ALLTOALL_WINDOW). On a bad value, writes
+ * a sentence naming source and value into msg and returns -1.
+ */
+int ibnet_a2a_setting_set(struct ibnet_a2a_settings *s, const char *key, const char *value,
+			  const char *source, char *msg, size_t msglen);
+
+/* The chunk one credit grants: window / credits, at least 1 KiB. */
+unsigned long ibnet_a2a_chunk(const struct ibnet_a2a_settings *s);
+
+/* The variable of a key ("window" -> SLURM_IBNET_ALLTOALL_WINDOW), or NULL. */
+const char *ibnet_a2a_setting_env(const char *key);
+
+extern const char *const ibnet_a2a_setting_keys[];	/* NULL-terminated */
+
+#endif
