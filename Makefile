@@ -25,7 +25,8 @@ CFLAGS  ?= -O2 -g
 LDFLAGS ?=
 WARN     = -Wall -Wextra -Werror
 DEFS     = -D_GNU_SOURCE -DIBNET_VERSION='"$(VERSION)"' \
-	   -DIBNET_RSGATE_DEFAULT='"$(GATE_DIR)/libibnet-rsgate.so"'
+	   -DIBNET_RSGATE_DEFAULT='"$(GATE_DIR)/libibnet-rsgate.so"' \
+	   -DIBNET_A2A_DEFAULT='"$(GATE_DIR)/libibnet-alltoall.so"'
 # Hardening, as distributions build: stack protector, fortified libc calls,
 # full RELRO and immediate binding (the GOT is read-only once loaded).
 HARDEN   = -fstack-protector-strong -D_FORTIFY_SOURCE=2
@@ -36,12 +37,17 @@ ALL_LDFLAGS = $(HARDEN_LD) $(LDFLAGS)
 B   = build
 SRC = spank-ibnet
 # The decision layer: no Slurm, shared by the plugin and ibnet-hosts.
-CORE = ibnet_util ibnet_hostlist ibnet_rule ibnet_config ibnet_request ibnet_env ibnet_probe
+# ibnet_a2a_settings lives in alltoall/: the paced library parses with it too.
+CORE = ibnet_util ibnet_hostlist ibnet_rule ibnet_config ibnet_request ibnet_env ibnet_probe \
+	ibnet_a2a_settings
 CORE_PIC = $(CORE:%=$(B)/pic/%.o)
 # What only ibnet-hosts needs (the site's plugstack.conf line, Gaussian
 # inputs): not linked into the plugin.
 TOOL_CORE = $(CORE) ibnet_site ibnet_gaussian
 TOOL_OBJ = $(TOOL_CORE:%=$(B)/obj/%.o)
+# The same as source files, for the one-command ASan and fuzz builds.
+TOOL_SRC = $(filter-out $(SRC)/ibnet_a2a_settings.c,$(TOOL_CORE:%=$(SRC)/%.c)) \
+	alltoall/ibnet_a2a_settings.c
 
 PLUGIN = $(B)/spank_ibnet.so
 GATE   = $(B)/libibnet-rsgate.so
@@ -67,9 +73,13 @@ $(B)/pic/ibnet_config.o $(B)/obj/ibnet_config.o: $(GATE_STAMP)
 $(B)/pic/spank_ibnet.o $(B)/obj/ibnet_hosts.o: VERSION
 FORCE:
 
-$(B)/pic/%.o: $(SRC)/%.c $(wildcard $(SRC)/*.h) | $(B)/pic
+$(B)/pic/%.o: $(SRC)/%.c $(wildcard $(SRC)/*.h) alltoall/ibnet_a2a_settings.h | $(B)/pic
 	$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
-$(B)/obj/%.o: $(SRC)/%.c $(wildcard $(SRC)/*.h) | $(B)/obj
+$(B)/obj/%.o: $(SRC)/%.c $(wildcard $(SRC)/*.h) alltoall/ibnet_a2a_settings.h | $(B)/obj
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+$(B)/pic/%.o: alltoall/%.c alltoall/%.h | $(B)/pic
+	$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
+$(B)/obj/%.o: alltoall/%.c alltoall/%.h | $(B)/obj
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 $(B)/pic $(B)/obj:
 	mkdir -p $@
@@ -94,10 +104,10 @@ $(B)/libibnet-a2a-mpich.so: $(A2A_PACED) | $(B)/pic
 
 # The C unit layer under AddressSanitizer/UBSan, for the memory tests.
 asan: $(B)/asan/ibnet-hosts
-$(B)/asan/ibnet-hosts: $(SRC)/ibnet_hosts.c $(TOOL_CORE:%=$(SRC)/%.c) $(wildcard $(SRC)/*.h)
+$(B)/asan/ibnet-hosts: $(SRC)/ibnet_hosts.c $(TOOL_SRC) $(wildcard $(SRC)/*.h)
 	mkdir -p $(B)/asan
 	$(CC) -std=gnu11 $(WARN) $(DEFS) -O1 -g -fsanitize=address,undefined \
-	    -fno-omit-frame-pointer -o $@ $(SRC)/ibnet_hosts.c $(TOOL_CORE:%=$(SRC)/%.c)
+	    -fno-omit-frame-pointer -o $@ $(SRC)/ibnet_hosts.c $(TOOL_SRC)
 
 # libFuzzer harnesses (tests/fuzz), under ASan and UBSan; needs clang.
 #   make fuzz                  every harness for FUZZ_SECONDS (default 30) each
@@ -109,18 +119,27 @@ FUZZ_CC ?= clang
 FUZZ_FLAGS = -std=gnu11 $(WARN) $(DEFS) -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -I$(SRC)
 fuzz-build: $(FUZZERS:%=$(B)/fuzz/fuzz_%)
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(TOOL_CORE:%=$(SRC)/%.c) $(wildcard $(SRC)/*.h)
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(TOOL_SRC) $(wildcard $(SRC)/*.h)
 	mkdir -p $(B)/fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(TOOL_CORE:%=$(SRC)/%.c)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(TOOL_SRC)
 fuzz: fuzz-build
 	tests/fuzz/run $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS))
 
 # Small MPI programs the integration tests run, one build per MPI library.
 programs: $(B)/tests/alltoall_probe.openmpi $(B)/tests/alltoall_probe.mpich \
-	$(B)/tests/linda_standin
+	$(B)/tests/linda_standin $(B)/tests/a2a_check.openmpi $(B)/tests/a2a_check.mpich \
+	$(B)/tests/a2a_fortran.openmpi $(B)/tests/a2a_fortran.mpich
 $(B)/tests/alltoall_probe.%: tests/programs/alltoall_probe.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
+$(B)/tests/a2a_check.%: tests/programs/a2a_check.c
+	mkdir -p $(B)/tests
+	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
+# MPICH's "use mpi" declares no interfaces: gfortran warns of the mixed
+# argument ranks MPI_IN_PLACE brings (-w); Open MPI's ignores them.
+$(B)/tests/a2a_fortran.%: tests/programs/a2a_fortran.f90
+	mkdir -p $(B)/tests
+	mpif90.$* -O2 -w -J $(B)/tests -o $@ $<
 $(B)/tests/linda_standin: tests/programs/linda_standin.c
 	mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $<
@@ -139,6 +158,7 @@ install: all
 	    $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1
 	install -m 0755 $(PLUGIN) $(DESTDIR)$(SLURM_PLUGIN_DIR)/spank_ibnet.so
 	install -m 0755 $(GATE) $(DESTDIR)$(GATE_DIR)/libibnet-rsgate.so
+	install -m 0755 $(A2A) $(DESTDIR)$(GATE_DIR)/
 	install -m 0755 $(TOOL) $(DESTDIR)$(BINDIR)/ibnet-hosts
 	install -m 0644 docs/spank-ibnet.8 docs/gaussian-ib-setup.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 docs/ibnet-hosts.1 docs/gaussian-ib-input.1 $(DESTDIR)$(MANDIR)/man1/
@@ -161,6 +181,7 @@ install: all
 	install -m 0644 docs/examples/job_submit.lua $(DESTDIR)$(DATADIR)/examples/job_submit.lua
 
 uninstall:
+	rm -f $(A2A:$(B)/%=$(DESTDIR)$(GATE_DIR)/%)
 	rm -f $(DESTDIR)$(SLURM_PLUGIN_DIR)/spank_ibnet.so $(DESTDIR)$(GATE_DIR)/libibnet-rsgate.so \
 	    $(DESTDIR)$(BINDIR)/ibnet-hosts $(DESTDIR)$(MANDIR)/man8/spank-ibnet.8 \
 	    $(DESTDIR)$(MANDIR)/man8/gaussian-ib-setup.8 $(DESTDIR)$(MANDIR)/man1/ibnet-hosts.1 \

@@ -50,29 +50,41 @@ static int parse_size(const char *v, unsigned long *out)
 	return 0;
 }
 
+/* The value for a message: at most 40 characters, anything unprintable as '?'. */
+static const char *shown(const char *value, char buf[44])
+{
+	size_t i;
+
+	for (i = 0; value && value[i] && i < 40; i++)
+		buf[i] = value[i] >= 0x20 && value[i] < 0x7f ? value[i] : '?';
+	strcpy(buf + i, value && value[i] ? "..." : "");
+	return buf;
+}
+
 int ibnet_a2a_setting_set(struct ibnet_a2a_settings *s, const char *key, const char *value,
 			  const char *source, char *msg, size_t msglen)
 {
 	unsigned long n;
+	char buf[44];
 
 	if (strcmp(key, "window") == 0) {
 		if (parse_size(value, &n) < 0 || n < IBNET_A2A_WINDOW_MIN || n > IBNET_A2A_WINDOW_MAX) {
-			snprintf(msg, msglen, "%s: '%.40s' is not a window size (bytes in flight "
-				 "towards one node, 1k to 64m, e.g. 64k)", source, value);
+			snprintf(msg, msglen, "%s: '%s' is not a window size (bytes in flight "
+				 "towards one node, 1k to 64m, e.g. 64k)", source, shown(value, buf));
 			return -1;
 		}
 		s->window = n;
 	} else if (strcmp(key, "credits") == 0) {
 		if (parse_size(value, &n) < 0 || n < 1 || n > IBNET_A2A_CREDITS_MAX) {
-			snprintf(msg, msglen, "%s: '%.40s' is not a number of credits (1 to %u)",
-				 source, value, IBNET_A2A_CREDITS_MAX);
+			snprintf(msg, msglen, "%s: '%s' is not a number of credits (1 to %u)",
+				 source, shown(value, buf), IBNET_A2A_CREDITS_MAX);
 			return -1;
 		}
 		s->credits = (unsigned)n;
 	} else if (strcmp(key, "threshold") == 0) {
 		if (parse_size(value, &n) < 0 || n > IBNET_A2A_THRESHOLD_MAX) {
-			snprintf(msg, msglen, "%s: '%.40s' is not a size (bytes per pair, 0 to 1024m, "
-				 "e.g. 8k)", source, value);
+			snprintf(msg, msglen, "%s: '%s' is not a size (bytes per pair, 0 to 1024m, "
+				 "e.g. 8k)", source, shown(value, buf));
 			return -1;
 		}
 		s->threshold = n;

@@ -4,6 +4,7 @@
 #include "ibnet_config.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const transport_names[IBNET_TRANSPORT_COUNT] = {
@@ -55,14 +56,20 @@ int ibnet_transport_check_allowed(const struct ibnet_config *cfg,
 	return -1;
 }
 
-int ibnet_alltoall_parse_env(const char *value, bool *ordered, struct ibnet_err *err)
+int ibnet_alltoall_parse_env(const char *value, bool *ordered, bool *pairwise,
+			     struct ibnet_err *err)
 {
-	if (value && (strcmp(value, "ordered") == 0 || strcmp(value, "default") == 0)) {
-		*ordered = strcmp(value, "ordered") == 0;
-		return 0;
-	}
+	static const char *const names[] = { "default", "ordered", "paced", "pairwise", NULL };
+	int i;
+
+	for (i = 0; value && names[i]; i++)
+		if (strcmp(value, names[i]) == 0) {
+			*ordered = i > 0;
+			*pairwise = i == 3;
+			return 0;
+		}
 	ibnet_err_set(err, IBNET_PREFIX "invalid SLURM_IBNET_ALLTOALL %s "
-		      "(expected ordered or default)", ibnet_quote(value));
+		      "(expected ordered, paced, pairwise or default)", ibnet_quote(value));
 	return -1;
 }
 
@@ -170,7 +177,8 @@ static int set_allowed(struct ibnet_config *cfg, const char *value,
 /* The keys, in the order the admin guide documents them. */
 static const char *const known_keys[] = {
 	"default_transport", "allowed", "ib_hostname", "eth_iface", "ib_iface",
-	"rspreload", "rsgate", "rsocket_programs", "rdma_device", NULL
+	"rspreload", "rsgate", "rsocket_programs", "rdma_device", "alltoall_lib",
+	"alltoall_window", "alltoall_credits", "alltoall_threshold", NULL
 };
 
 static int apply_key(struct ibnet_config *cfg, const char *key, const char *value,
@@ -204,6 +212,23 @@ static int apply_key(struct ibnet_config *cfg, const char *key, const char *valu
 	if (strcmp(key, "rdma_device") == 0)
 		return set_checked(&cfg->rdma_device, key, value, device_valid,
 				   "an RDMA device such as mlx5_0:1", err);
+	if (strcmp(key, "alltoall_lib") == 0) {
+		if (strcmp(value, "none") == 0) {
+			free(cfg->alltoall_lib);
+			cfg->alltoall_lib = NULL;
+			return 0;
+		}
+		return set_path(&cfg->alltoall_lib, key, value, err);
+	}
+	if (strncmp(key, "alltoall_", 9) == 0 && ibnet_a2a_setting_env(key + 9)) {
+		char msg[256], source[64];
+
+		snprintf(source, sizeof(source), "plugstack.conf: %s", key);
+		if (ibnet_a2a_setting_set(&cfg->a2a, key + 9, value, source, msg, sizeof(msg)) == 0)
+			return 0;
+		ibnet_err_set(err, IBNET_PREFIX "%s", msg);
+		return -1;
+	}
 	{
 		struct ibnet_strvec keys = { .v = (char **)known_keys,
 					     .n = sizeof(known_keys) / sizeof(known_keys[0]) - 1 };
@@ -241,7 +266,10 @@ int ibnet_config_parse(struct ibnet_config *cfg, int argc, char **argv,
 	cfg->ib_iface = strdup("ib0");
 	cfg->rsocket_programs = strdup(IBNET_RSOCKET_PROGRAMS_DEFAULT);
 	cfg->rsgate = strdup(IBNET_RSGATE_DEFAULT);
-	if (!cfg->eth_iface || !cfg->ib_iface || !cfg->rsocket_programs || !cfg->rsgate)
+	cfg->alltoall_lib = strdup(IBNET_A2A_DEFAULT);
+	ibnet_a2a_settings_default(&cfg->a2a);
+	if (!cfg->eth_iface || !cfg->ib_iface || !cfg->rsocket_programs || !cfg->rsgate ||
+	    !cfg->alltoall_lib)
 		goto nomem;
 
 	for (i = 0; i < argc; i++) {
@@ -307,5 +335,6 @@ void ibnet_config_free(struct ibnet_config *cfg)
 	free(cfg->ib_iface);
 	free(cfg->rsocket_programs);
 	free(cfg->rdma_device);
+	free(cfg->alltoall_lib);
 	memset(cfg, 0, sizeof(*cfg));
 }

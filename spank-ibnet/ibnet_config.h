@@ -12,6 +12,7 @@
 
 #include "ibnet_rule.h"
 #include "ibnet_util.h"
+#include "../alltoall/ibnet_a2a_settings.h"
 
 /*
  * IBNET_NONE is the default: a job that asks for nothing gets nothing. It
@@ -51,6 +52,10 @@ int ibnet_transport_parse(const char *value, const char *source,
 #define IBNET_RSGATE_DEFAULT "/usr/local/lib/spank-ibnet/libibnet-rsgate.so"
 #endif
 
+#ifndef IBNET_A2A_DEFAULT
+#define IBNET_A2A_DEFAULT "/usr/local/lib/spank-ibnet/libibnet-alltoall.so"
+#endif
+
 struct ibnet_config {
 	enum ibnet_transport default_transport;
 	bool allowed[IBNET_TRANSPORT_COUNT];
@@ -61,6 +66,8 @@ struct ibnet_config {
 	char *ib_iface;
 	char *rsocket_programs;	/* comma list of fnmatch patterns */
 	char *rdma_device;	/* e.g. mlx5_0:1; NULL: let the MPI choose */
+	char *alltoall_lib;	/* the paced all-to-all preload; NULL: alltoall_lib=none */
+	struct ibnet_a2a_settings a2a;	/* alltoall_window=, _credits=, _threshold= */
 };
 
 /* Parse plugstack.conf arguments (argv[0..argc-1], each key=value). */
@@ -68,8 +75,13 @@ int ibnet_config_parse(struct ibnet_config *cfg, int argc, char **argv,
 		       struct ibnet_err *err);
 void ibnet_config_free(struct ibnet_config *cfg);
 
-/* SLURM_IBNET_ALLTOALL: ordered or default. */
-int ibnet_alltoall_parse_env(const char *value, bool *ordered, struct ibnet_err *err);
+/*
+ * SLURM_IBNET_ALLTOALL: ordered or paced (the paced all-to-all where the
+ * node has it, else the MPI's pairwise), pairwise (the MPI's pairwise only),
+ * or default.
+ */
+int ibnet_alltoall_parse_env(const char *value, bool *ordered, bool *pairwise,
+			     struct ibnet_err *err);
 
 /*
  * The site default, read on its own from plugstack.conf arguments that

@@ -290,21 +290,30 @@ static const char *rule_value(const struct env_rule *r, const struct ibnet_confi
 	return NULL;
 }
 
-/* LD_PRELOAD: our libraries after the user's, each listed once. */
-static void plan_preload(struct planner *pl, const struct ibnet_job *job)
+/*
+ * LD_PRELOAD: our libraries after the user's, each listed once: for rsocket
+ * the gate before librspreload (its socket() decides), and for the paced
+ * all-to-all its dispatcher.
+ */
+static void plan_preload(struct planner *pl, const struct ibnet_job *job, bool paced)
 {
 	const char *cur = view_get(pl, "LD_PRELOAD");
 	struct ibnet_strvec have = { 0 };
 	struct ibnet_buf b = { 0 };
-	const char *ours[2] = { job->rsgate_path, job->rspreload_path };
-	size_t i;
+	const char *ours[3];
+	size_t i, n = 0;
 
+	if (job->transport == IBNET_RSOCKET) {
+		ours[n++] = job->rsgate_path;
+		ours[n++] = job->rspreload_path;
+	}
+	if (paced)
+		ours[n++] = job->alltoall_path;
 	if (cur && ibnet_strvec_split(&have, cur, ": \t") < 0)
 		pl->nomem = true;
 	if (cur)
 		ibnet_buf_adds(&b, cur);
-	/* The gate must come before librspreload: its socket() decides. */
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < n; i++) {
 		if (ibnet_strvec_contains(&have, ours[i]))
 			continue;
 		if (b.len)
@@ -319,6 +328,84 @@ static void plan_preload(struct planner *pl, const struct ibnet_job *job)
 	}
 	ibnet_buf_free(&b);
 	ibnet_strvec_free(&have);
+}
+
+/* The variables with which a user picks an MPI's own all-to-all algorithm. */
+static const char *const alltoall_user_choice[] = {
+	"OMPI_MCA_coll_tuned_alltoall_algorithm", "MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM",
+	"I_MPI_ADJUST_ALLTOALL", "MV2_ALLTOALL_TUNING", NULL,
+};
+
+static void note(struct planner *pl, const char *text)
+{
+	if (ibnet_strvec_push(&pl->plan->notes, text) < 0)
+		pl->nomem = true;
+}
+
+/*
+ * Which all-to-all an ordered step gets: the paced one where the node has
+ * it, unless the user asked for pairwise or picked an MPI algorithm
+ * themselves (theirs stands; the pairwise settings fill in the other MPIs
+ * as before). Each fallback is a note in the step's log line.
+ */
+static const char *alltoall_scheme(struct planner *pl, const struct ibnet_config *cfg,
+				   const struct ibnet_job *job)
+{
+	char text[300];
+	int i;
+
+	if (!job->ordered_alltoall)
+		return "default";
+	if (job->alltoall_pairwise)
+		return "pairwise";
+	for (i = 0; alltoall_user_choice[i]; i++)
+		if (view_get(pl, alltoall_user_choice[i])) {
+			snprintf(text, sizeof(text), "%s is set by the job: its MPI algorithm "
+				 "choice stands, the paced all-to-all is not preloaded",
+				 alltoall_user_choice[i]);
+			note(pl, text);
+			return "pairwise";
+		}
+	if (!job->alltoall_path) {
+		snprintf(text, sizeof(text), "the paced all-to-all %s is not on this node: "
+			 "each MPI's pairwise all-to-all instead", cfg->alltoall_lib ?
+			 cfg->alltoall_lib : "(alltoall_lib=none)");
+		note(pl, text);
+		return "pairwise";
+	}
+	return "paced";
+}
+
+/*
+ * The paced all-to-all's settings: the site's, unless the job set its own,
+ * which must then be valid (the step is refused with the sentence).
+ */
+static int plan_alltoall_settings(struct planner *pl, const struct ibnet_config *cfg,
+				  struct ibnet_err *err)
+{
+	struct ibnet_a2a_settings check = cfg->a2a;
+	char value[32], msg[256];
+	int i;
+
+	for (i = 0; ibnet_a2a_setting_keys[i]; i++) {
+		const char *key = ibnet_a2a_setting_keys[i], *name = ibnet_a2a_setting_env(key);
+		const char *user = view_get(pl, name);
+
+		if (user) {
+			if (ibnet_a2a_setting_set(&check, key, user, name, msg, sizeof(msg)) < 0) {
+				ibnet_err_set(err, IBNET_PREFIX "%s", msg);
+				return -1;
+			}
+			continue;
+		}
+		if (strcmp(key, "credits") == 0)
+			snprintf(value, sizeof(value), "%u", cfg->a2a.credits);
+		else
+			snprintf(value, sizeof(value), "%lu", strcmp(key, "window") == 0 ?
+				 cfg->a2a.window : cfg->a2a.threshold);
+		put_managed(pl, name, value);
+	}
+	return 0;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -457,6 +544,7 @@ int ibnet_env_plan_build(const struct ibnet_config *cfg, const struct ibnet_job 
 	unsigned tbit = 1u << job->transport;
 	bool network = job->transport != IBNET_NONE;
 	bool untouched = !network && !job->ordered_alltoall;
+	bool paced;
 	char *list = NULL;
 	size_t i;
 	int rc = -1;
@@ -483,8 +571,9 @@ int ibnet_env_plan_build(const struct ibnet_config *cfg, const struct ibnet_job 
 
 	/* The plugin's own variables say what this step got. */
 	put_bookkeeping(&pl, untouched, "SLURM_IBNET_TRANSPORT", ibnet_transport_name(job->transport));
-	put_bookkeeping(&pl, untouched, "SLURM_IBNET_ALLTOALL",
-			job->ordered_alltoall ? "ordered" : "default");
+	plan->alltoall_scheme = alltoall_scheme(&pl, cfg, job);
+	paced = strcmp(plan->alltoall_scheme, "paced") == 0;
+	put_bookkeeping(&pl, untouched, "SLURM_IBNET_ALLTOALL", plan->alltoall_scheme);
 	if (!network) {
 		put_bookkeeping(&pl, true, "SLURM_IBNET_HOSTS", NULL);
 	} else {
@@ -504,15 +593,18 @@ int ibnet_env_plan_build(const struct ibnet_config *cfg, const struct ibnet_job 
 		char buf[80];
 		const char *value;
 
-		if (!(r->transports & tbit) || (r->ordered_only && !job->ordered_alltoall))
+		if (!(r->transports & tbit) ||
+		    (r->ordered_only && strcmp(plan->alltoall_scheme, "pairwise") != 0))
 			continue;
 		value = rule_value(r, cfg, job, buf, sizeof(buf));
 		if (value && !view_get(&pl, r->name))
 			put_managed(&pl, r->name, value);
 	}
 
+	plan_preload(&pl, job, paced);
+	if (paced && plan_alltoall_settings(&pl, cfg, err) < 0)
+		goto out;
 	if (job->transport == IBNET_RSOCKET) {
-		plan_preload(&pl, job);
 		if (!view_get(&pl, "SLURM_IBNET_RSOCKET_PROGRAMS"))
 			put_managed(&pl, "SLURM_IBNET_RSOCKET_PROGRAMS", cfg->rsocket_programs);
 	}
@@ -554,7 +646,7 @@ char *ibnet_env_plan_describe(const struct ibnet_job *job, const struct ibnet_en
 	snprintf(part, sizeof(part), "transport=%s (%s), alltoall=%s (%s)",
 		 ibnet_transport_name(job->transport),
 		 job->transport_source ? job->transport_source : "?",
-		 job->ordered_alltoall ? "ordered" : "default",
+		 plan->alltoall_scheme ? plan->alltoall_scheme : "default",
 		 job->alltoall_source ? job->alltoall_source : "?");
 	ibnet_buf_adds(&b, part);
 	if (job->iface) {
@@ -566,6 +658,10 @@ char *ibnet_env_plan_describe(const struct ibnet_job *job, const struct ibnet_en
 		ibnet_buf_adds(&b, job->rsgate_path);
 		ibnet_buf_adds(&b, ":");
 		ibnet_buf_adds(&b, job->rspreload_path);
+	}
+	if (plan->alltoall_scheme && strcmp(plan->alltoall_scheme, "paced") == 0) {
+		ibnet_buf_adds(&b, ", paced all-to-all ");
+		ibnet_buf_adds(&b, job->alltoall_path);
 	}
 	if (plan->n == 0) {
 		ibnet_buf_adds(&b, "; environment untouched");

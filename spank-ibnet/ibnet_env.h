@@ -41,6 +41,7 @@ typedef const char *(*ibnet_env_lookup_fn)(void *ctx, const char *name);
 struct ibnet_job {
 	enum ibnet_transport transport;
 	bool ordered_alltoall;
+	bool alltoall_pairwise;		/* asked for the MPI's pairwise, not the paced one */
 	const char *transport_source;	/* "--transport", "SLURM_IBNET_TRANSPORT", ... */
 	const char *alltoall_source;
 	const char *iface;		/* the interface ibnet_probe found; NULL for none */
@@ -48,6 +49,7 @@ struct ibnet_job {
 	unsigned long max_hosts;	/* how many the job has; 0: IBNET_HOSTLIST_MAX */
 	const char *rspreload_path;	/* resolved by ibnet_probe, for rsocket */
 	const char *rsgate_path;
+	const char *alltoall_path;	/* the paced all-to-all, if on this node (ibnet_probe) */
 };
 
 struct ibnet_env_op {
@@ -63,6 +65,8 @@ struct ibnet_env_plan {
 	struct ibnet_strvec too_long;
 	/* Decisions worth a log line: variables left to the job, and why. */
 	struct ibnet_strvec notes;
+	/* The all-to-all the step got: "paced", "pairwise" or "default". */
+	const char *alltoall_scheme;
 };
 
 int ibnet_env_plan_build(const struct ibnet_config *cfg, const struct ibnet_job *job,

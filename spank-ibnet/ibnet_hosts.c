@@ -121,6 +121,9 @@ static int do_check(const struct ibnet_config *cfg)
 	       ibnet_rule_spec(cfg->ib_rule), cfg->eth_iface, cfg->ib_iface,
 	       cfg->rspreload ? cfg->rspreload : "(search)", cfg->rsgate,
 	       cfg->rsocket_programs, cfg->rdma_device ? cfg->rdma_device : "(unset)");
+	printf("alltoall_lib=%s\nalltoall_window=%lu\nalltoall_credits=%u\nalltoall_threshold=%lu\n",
+	       cfg->alltoall_lib ? cfg->alltoall_lib : "none", cfg->a2a.window, cfg->a2a.credits,
+	       cfg->a2a.threshold);
 	return 0;
 }
 

@@ -147,6 +147,11 @@ int ibnet_probe_job(const struct ibnet_config *cfg, struct ibnet_job *job,
 {
 	char why[64];
 
+	/* The paced all-to-all, if installed here; else the planner notes the fallback. */
+	job->alltoall_path = NULL;
+	if (job->ordered_alltoall && !job->alltoall_pairwise && cfg->alltoall_lib &&
+	    access(cfg->alltoall_lib, R_OK) == 0)
+		job->alltoall_path = cfg->alltoall_lib;
 	if (job->transport == IBNET_NONE)
 		return 0;
 	snprintf(why, sizeof(why), "--transport=%s", ibnet_transport_name(job->transport));

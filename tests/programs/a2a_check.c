@@ -13,6 +13,7 @@
  * (the library's own) on the same input and compares the whole receive
  * buffers, gaps included, and checks the data against what each sender
  * wrote. Prints "CHECK cases=N failures=F" on rank 0; exits 1 on a failure.
+ * A2A_CHECK_THREAD_MULTIPLE set: MPI_Init_thread(MPI_THREAD_MULTIPLE).
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -49,7 +50,13 @@ int main(int argc, char **argv)
 	int wrank, wsize, cases, c, failures = 0;
 	long max_pair;
 
-	MPI_Init(&argc, &argv);
+	if (getenv("A2A_CHECK_THREAD_MULTIPLE")) {
+		int provided;
+
+		MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+	} else {
+		MPI_Init(&argc, &argv);
+	}
 	MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
 	MPI_Comm_size(MPI_COMM_WORLD, &wsize);
 	if (argc < 3) {

@@ -35,7 +35,8 @@ load ../helpers/common
 
 @test "plugin, gate and ibnet-hosts are hardened: full RELRO, BIND_NOW, stack protector, fortified calls" {
 	local f
-	for f in "$BUILD/spank_ibnet.so" "$BUILD/libibnet-rsgate.so" "$BUILD/ibnet-hosts"; do
+	for f in "$BUILD/spank_ibnet.so" "$BUILD/libibnet-rsgate.so" "$BUILD/ibnet-hosts" \
+		"$BUILD/libibnet-alltoall.so" "$BUILD/libibnet-a2a-ompi.so" "$BUILD/libibnet-a2a-mpich.so"; do
 		run readelf -d "$f"
 		assert_output --partial 'BIND_NOW'
 		run readelf -lW "$f"

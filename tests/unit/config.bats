@@ -80,7 +80,7 @@ load ../helpers/common
 	assert_output --partial 'alltoall=default (--ordered-alltoall)'
 	SLURM_IBNET_ALLTOALL=sometimes run "$IBNET_HOSTS" --env
 	assert_failure
-	assert_output "spank-ibnet: invalid SLURM_IBNET_ALLTOALL 'sometimes' (expected ordered or default)"
+	assert_output "spank-ibnet: invalid SLURM_IBNET_ALLTOALL 'sometimes' (expected ordered, paced, pairwise or default)"
 }
 
 @test "a key given twice is refused" {

@@ -80,10 +80,11 @@ plan() {
 	assert_line 'MV2_IBA_HCA=mlx5_0'
 }
 
-@test "--ordered-alltoall: each MPI library's pairwise all-to-all" {
+@test "--ordered-alltoall without the paced library on the node: each MPI library's pairwise all-to-all, and the log says why" {
 	run plan -- --transport=tcp --ordered-alltoall --nodelist 'c1-1'
 	assert_success
-	assert_line 'SLURM_IBNET_ALLTOALL=ordered'
+	assert_line 'SLURM_IBNET_ALLTOALL=pairwise'
+	assert_line --partial 'is not on this node: each MPI'"'"'s pairwise all-to-all instead'
 	assert_line 'OMPI_MCA_coll_tuned_use_dynamic_rules=1'
 	assert_line 'OMPI_MCA_coll_tuned_alltoall_algorithm=2'
 	assert_line 'MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM=pairwise'

@@ -15,6 +15,9 @@ setup() {
 	assert_success
 	[ -x "$D/usr/lib/x86_64-linux-gnu/slurm-wlm/spank_ibnet.so" ]
 	[ -x "$D/usr/lib/spank-ibnet/libibnet-rsgate.so" ]
+	[ -x "$D/usr/lib/spank-ibnet/libibnet-alltoall.so" ]
+	[ -x "$D/usr/lib/spank-ibnet/libibnet-a2a-ompi.so" ]
+	[ -x "$D/usr/lib/spank-ibnet/libibnet-a2a-mpich.so" ]
 	[ -x "$D/usr/bin/ibnet-hosts" ]
 	[ -f "$D/usr/share/man/man8/spank-ibnet.8" ]
 	run cat "$D/usr/share/spank-ibnet/ibnet.conf"
@@ -23,6 +26,7 @@ setup() {
 	# The installed plugin looks for the gate where it was installed.
 	run "$D/usr/bin/ibnet-hosts" --check
 	assert_line 'rsgate=/usr/lib/spank-ibnet/libibnet-rsgate.so'
+	assert_line 'alltoall_lib=/usr/lib/spank-ibnet/libibnet-alltoall.so'
 	grep -q /usr/lib/spank-ibnet/libibnet-rsgate.so "$D/usr/lib/x86_64-linux-gnu/slurm-wlm/spank_ibnet.so"
 }
 

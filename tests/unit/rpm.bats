@@ -23,12 +23,16 @@ rpmfile() { ls "$REPO"/build/rpm/RPMS/*/spank-ibnet-"$(cat "$REPO/VERSION")"-1*.
 	run rpm -qpl "$(rpmfile)"
 	assert_line /usr/lib64/slurm/spank_ibnet.so
 	assert_line /usr/lib64/spank-ibnet/libibnet-rsgate.so
+	assert_line /usr/lib64/spank-ibnet/libibnet-alltoall.so
+	assert_line /usr/lib64/spank-ibnet/libibnet-a2a-ompi.so
+	assert_line /usr/lib64/spank-ibnet/libibnet-a2a-mpich.so
 	assert_line /usr/bin/ibnet-hosts
 	assert_line /usr/share/spank-ibnet/ibnet.conf
 	refute_output --regexp '^/etc/'
 	mkdir -p "$BATS_TEST_TMPDIR/x"
 	(cd "$BATS_TEST_TMPDIR/x" && rpm2cpio "$(rpmfile)" | cpio -idm --quiet)
 	grep -q /usr/lib64/spank-ibnet/libibnet-rsgate.so "$BATS_TEST_TMPDIR/x/usr/lib64/slurm/spank_ibnet.so"
+	grep -q /usr/lib64/spank-ibnet/libibnet-alltoall.so "$BATS_TEST_TMPDIR/x/usr/lib64/slurm/spank_ibnet.so"
 	run cat "$BATS_TEST_TMPDIR/x/usr/share/spank-ibnet/ibnet.conf"
 	assert_output --partial "/usr/lib64/slurm/spank_ibnet.so"
 }
