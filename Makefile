@@ -231,7 +231,8 @@ test: deps
 	bats --tap tests/unit tests/cluster
 
 # The benchmark (docs/benchmarks.md); QUICK=1: a short smoke run in build/.
-bench: deps
+bench:
+	devel/install-deps $(if $(QUICK),,--bench)
 	$(MAKE) all bench-programs
 	devel/ibnet-bench $(if $(QUICK),--quick)
 

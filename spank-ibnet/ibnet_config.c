@@ -174,6 +174,60 @@ static int set_allowed(struct ibnet_config *cfg, const char *value,
 	return rc;
 }
 
+/*
+ * alltoall_threshold=SIZE (every transport) or TRANSPORT:SIZE,... (those
+ * listed; the others keep their defaults). "none" takes tcp's.
+ */
+static int set_thresholds(struct ibnet_config *cfg, const char *value, struct ibnet_err *err)
+{
+	struct ibnet_strvec items = { 0 };
+	struct ibnet_a2a_settings one;
+	char msg[256];
+	size_t i;
+	int t, rc = 0;
+
+	if (!strchr(value, ':')) {
+		if (ibnet_a2a_setting_set(&one, "threshold", value, "plugstack.conf: alltoall_threshold",
+					  msg, sizeof(msg)) < 0) {
+			ibnet_err_set(err, IBNET_PREFIX "%s", msg);
+			return -1;
+		}
+		for (t = 0; t < IBNET_TRANSPORT_COUNT; t++)
+			cfg->a2a_threshold[t] = one.threshold;
+		return 0;
+	}
+	if (ibnet_strvec_split(&items, value, ",") < 0)
+		return -1;
+	for (i = 0; i < items.n && rc == 0; i++) {
+		char *colon = strchr(items.v[i], ':');
+		enum ibnet_transport tr;
+
+		if (!colon) {
+			ibnet_err_set(err, IBNET_PREFIX "plugstack.conf: alltoall_threshold=%s: expected "
+				      "a size, or transport:size,... such as tcp:16k,ipoib:32k",
+				      ibnet_quote(value));
+			rc = -1;
+			break;
+		}
+		*colon = '\0';
+		rc = ibnet_transport_parse(items.v[i], "transport in plugstack.conf alltoall_threshold=",
+					   &tr, err);
+		if (rc == 0 && ibnet_a2a_setting_set(&one, "threshold", colon + 1,
+						     "plugstack.conf: alltoall_threshold", msg,
+						     sizeof(msg)) < 0) {
+			ibnet_err_set(err, IBNET_PREFIX "%s", msg);
+			rc = -1;
+		}
+		if (rc == 0) {
+			cfg->a2a_threshold[tr] = one.threshold;
+			if (tr == IBNET_TCP)
+				cfg->a2a_threshold[IBNET_NONE] = one.threshold;
+		}
+	}
+	ibnet_strvec_free(&items);
+	return rc;
+}
+
 /* The keys, in the order the admin guide documents them. */
 static const char *const known_keys[] = {
 	"default_transport", "allowed", "ib_hostname", "eth_iface", "ib_iface",
@@ -220,6 +274,8 @@ static int apply_key(struct ibnet_config *cfg, const char *key, const char *valu
 		}
 		return set_path(&cfg->alltoall_lib, key, value, err);
 	}
+	if (strcmp(key, "alltoall_threshold") == 0)
+		return set_thresholds(cfg, value, err);
 	if (strncmp(key, "alltoall_", 9) == 0 && ibnet_a2a_setting_env(key + 9)) {
 		char msg[256], source[64];
 
@@ -268,6 +324,9 @@ int ibnet_config_parse(struct ibnet_config *cfg, int argc, char **argv,
 	cfg->rsgate = strdup(IBNET_RSGATE_DEFAULT);
 	cfg->alltoall_lib = strdup(IBNET_A2A_DEFAULT);
 	ibnet_a2a_settings_default(&cfg->a2a);
+	for (i = 0; i < IBNET_TRANSPORT_COUNT; i++)
+		cfg->a2a_threshold[i] = i == IBNET_IPOIB || i == IBNET_RSOCKET ?
+			IBNET_A2A_THRESHOLD_IB_DEFAULT : IBNET_A2A_THRESHOLD_DEFAULT;
 	if (!cfg->eth_iface || !cfg->ib_iface || !cfg->rsocket_programs || !cfg->rsgate ||
 	    !cfg->alltoall_lib)
 		goto nomem;

@@ -67,7 +67,9 @@ struct ibnet_config {
 	char *rsocket_programs;	/* comma list of fnmatch patterns */
 	char *rdma_device;	/* e.g. mlx5_0:1; NULL: let the MPI choose */
 	char *alltoall_lib;	/* the paced all-to-all preload; NULL: alltoall_lib=none */
-	struct ibnet_a2a_settings a2a;	/* alltoall_window=, _credits=, _threshold= */
+	struct ibnet_a2a_settings a2a;	/* alltoall_window=, alltoall_credits= */
+	/* alltoall_threshold=, per transport (none takes tcp's) */
+	unsigned long a2a_threshold[IBNET_TRANSPORT_COUNT];
 };
 
 /* Parse plugstack.conf arguments (argv[0..argc-1], each key=value). */

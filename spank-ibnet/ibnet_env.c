@@ -381,7 +381,7 @@ static const char *alltoall_scheme(struct planner *pl, const struct ibnet_config
  * which must then be valid (the step is refused with the sentence).
  */
 static int plan_alltoall_settings(struct planner *pl, const struct ibnet_config *cfg,
-				  struct ibnet_err *err)
+				  enum ibnet_transport transport, struct ibnet_err *err)
 {
 	struct ibnet_a2a_settings check = cfg->a2a;
 	char value[32], msg[256];
@@ -402,7 +402,7 @@ static int plan_alltoall_settings(struct planner *pl, const struct ibnet_config 
 			snprintf(value, sizeof(value), "%u", cfg->a2a.credits);
 		else
 			snprintf(value, sizeof(value), "%lu", strcmp(key, "window") == 0 ?
-				 cfg->a2a.window : cfg->a2a.threshold);
+				 cfg->a2a.window : cfg->a2a_threshold[transport]);
 		put_managed(pl, name, value);
 	}
 	return 0;
@@ -602,7 +602,7 @@ int ibnet_env_plan_build(const struct ibnet_config *cfg, const struct ibnet_job 
 	}
 
 	plan_preload(&pl, job, paced);
-	if (paced && plan_alltoall_settings(&pl, cfg, err) < 0)
+	if (paced && plan_alltoall_settings(&pl, cfg, job->transport, err) < 0)
 		goto out;
 	if (job->transport == IBNET_RSOCKET) {
 		if (!view_get(&pl, "SLURM_IBNET_RSOCKET_PROGRAMS"))

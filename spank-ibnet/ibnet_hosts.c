@@ -121,9 +121,11 @@ static int do_check(const struct ibnet_config *cfg)
 	       ibnet_rule_spec(cfg->ib_rule), cfg->eth_iface, cfg->ib_iface,
 	       cfg->rspreload ? cfg->rspreload : "(search)", cfg->rsgate,
 	       cfg->rsocket_programs, cfg->rdma_device ? cfg->rdma_device : "(unset)");
-	printf("alltoall_lib=%s\nalltoall_window=%lu\nalltoall_credits=%u\nalltoall_threshold=%lu\n",
+	printf("alltoall_lib=%s\nalltoall_window=%lu\nalltoall_credits=%u\n"
+	       "alltoall_threshold=tcp:%lu,ipoib:%lu,rsocket:%lu,none:%lu\n",
 	       cfg->alltoall_lib ? cfg->alltoall_lib : "none", cfg->a2a.window, cfg->a2a.credits,
-	       cfg->a2a.threshold);
+	       cfg->a2a_threshold[IBNET_TCP], cfg->a2a_threshold[IBNET_IPOIB],
+	       cfg->a2a_threshold[IBNET_RSOCKET], cfg->a2a_threshold[IBNET_NONE]);
 	return 0;
 }
 

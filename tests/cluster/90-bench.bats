@@ -18,7 +18,7 @@ teardown_file() {
 
 @test "the bench shows progress and finishes" {
 	run cat "$BATS_FILE_TMPDIR/bench.log"
-	assert_line --regexp '^\[ *[0-9]+ [0-9:]+\] alltoall gige-lossy --transport=tcp default, 2 nodes$'
+	assert_line --regexp '^\[ *[0-9]+ [0-9:]+\] alltoall gige-lossy --transport=tcp default, 2 nodes x 1 \(round 1\)$'
 	assert_line --regexp 'done: .*/benchmarks.md$'
 }
 
@@ -28,13 +28,20 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(rows) > 20, len(rows)
 kinds = {r["bench"] for r in rows}
-assert kinds == {"alltoall", "pingpong", "linda", "srun-overhead", "hostmap"}, kinds
+assert kinds == {"alltoall", "alltoall-paced-calls", "pingpong", "linda", "srun-overhead", "hostmap"}, kinds
 for r in rows:
     assert None not in r.values() and len(r) == 12, r
     assert float(r["median_s"]) > 0, r
     int(r["nodes"]); int(r["size_bytes"]); int(r["drops"])
 a2a = {(r["scenario"], r["alltoall"]) for r in rows if r["bench"] == "alltoall"}
-assert a2a == {(s, a) for s in ("gige-lossy", "gige-fc", "ipoib") for a in ("default", "ordered")}, a2a
+assert a2a == {(s, a) for s in ("gige-lossy", "gige-fc", "ipoib") for a in ("default", "pairwise", "paced")}, a2a
+# The paced library served calls in every paced job of more than 2 ranks.
+paced = [r for r in rows if r["bench"] == "alltoall" and r["alltoall"] == "paced" and int(r["ranks"]) > 2]
+calls = [r for r in rows if r["bench"] == "alltoall-paced-calls"]
+assert paced and len(calls) >= len({(r["scenario"], r["nodes"], r["ranks"]) for r in paced}), (len(calls), paced)
+assert all(float(r["median_s"]) > 0 for r in calls), calls
+# Two ranks per node ran too (4 x 2 on gige-lossy).
+assert any(r["scenario"] == "gige-lossy" and int(r["ranks"]) == 2 * int(r["nodes"]) for r in paced)
 assert {r["transport"] for r in rows if r["bench"] == "linda"} == {"tcp", "ipoib", "rsocket"}
 print("ok")
 EOF
@@ -56,8 +63,10 @@ EOF
 	run cat "$BENCH_OUT/benchmarks.md"
 	assert_line --partial 'QUICK smoke run'
 	assert_output --partial '**The networks are simulated**'
-	assert_line '| N | S | bound | default | ordered | T default | T ordered | ordered/default speed | drops (default, ordered) |'
-	assert_line --regexp '^\| 4 \| 64 KiB \| [0-9.]+ ms \| '
+	assert_line '| N x ranks | S | bound | default | pairwise | paced | paced/bound | paced/default | drops (default, pairwise, paced) |'
+	assert_line --regexp '^\| 4 x 1 \| 64 KiB \| [0-9.]+ ms \| '
+	assert_line --regexp '^\| 4 x 2 \| 64 KiB \| [0-9.]+ ms \| '
+	assert_output --regexp 'paced library reported its own calls .*: [1-9][0-9]* `MPI_Alltoall` calls' 
 	assert_line --regexp '^\| tcp \(gige-fc\) \| '
 	assert_line --regexp '^\| 2 \| [0-9.]+ (ms|s) \| [0-9.]+ \| '
 	assert_output --regexp 'Ratio of medians: [0-9.]+'

@@ -61,9 +61,9 @@ paced_calls() {
 	assert_success
 	assert_line "LD_PRELOAD=/opt/mine.so:$A2A"
 	assert_line 'SLURM_IBNET_ALLTOALL=paced'
-	assert_line 'SLURM_IBNET_ALLTOALL_WINDOW=65536'
-	assert_line 'SLURM_IBNET_ALLTOALL_CREDITS=4'
-	assert_line 'SLURM_IBNET_ALLTOALL_THRESHOLD=8192'
+	assert_line 'SLURM_IBNET_ALLTOALL_WINDOW=16384'
+	assert_line 'SLURM_IBNET_ALLTOALL_CREDITS=1'
+	assert_line 'SLURM_IBNET_ALLTOALL_THRESHOLD=16384'
 	assert_line --partial "alltoall=paced (--ordered-alltoall), interface eth0, paced all-to-all $A2A"
 	refute_line --partial 'OMPI_MCA_coll_tuned'
 	refute_line --partial 'MPIR_CVAR_ALLTOALL'
@@ -86,6 +86,20 @@ paced_calls() {
 	run "$IBNET_HOSTS" --config "alltoall_window=12" --check
 	assert_failure
 	assert_output "spank-ibnet: plugstack.conf: alltoall_window: '12' is not a window size (bytes in flight towards one node, 1k to 64m, e.g. 64k)"
+	# The threshold per transport: InfiniBand's default is higher (measured).
+	setup
+	run plan -- --transport=ipoib --iface ib0 --ordered-alltoall
+	assert_line 'SLURM_IBNET_ALLTOALL_THRESHOLD=32768'
+	CONF="$CONF alltoall_threshold=tcp:2k,rsocket:64k"
+	run plan -- --transport=ipoib --iface ib0 --ordered-alltoall
+	assert_line 'SLURM_IBNET_ALLTOALL_THRESHOLD=32768'
+	run plan -- --transport=tcp --ordered-alltoall
+	assert_line 'SLURM_IBNET_ALLTOALL_THRESHOLD=2048'
+	run plan -- --ordered-alltoall
+	assert_line 'SLURM_IBNET_ALLTOALL_THRESHOLD=2048'
+	run "$IBNET_HOSTS" --config "alltoall_threshold=tcp:2k,bus:1k" --check
+	assert_failure
+	assert_output "spank-ibnet: invalid transport in plugstack.conf alltoall_threshold= 'bus' (expected rsocket, ipoib, tcp or none)"
 	run "$IBNET_HOSTS" --config "alltoall_lib=lib.so" --check
 	assert_failure
 	assert_output --partial "alltoall_lib='lib.so': expected an absolute path"
@@ -117,7 +131,7 @@ paced_calls() {
 		echo "step: $SLURM_IBNET_ALLTOALL ${LD_PRELOAD-unset} ${SLURM_IBNET_ALLTOALL_WINDOW-unset}"' \
 		"$IBNET_HOSTS" "$CONF"
 	assert_success
-	assert_line "job: paced $A2A 65536"
+	assert_line "job: paced $A2A 16384"
 	assert_line "step: default unset unset"
 }
 
