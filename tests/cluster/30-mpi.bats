@@ -25,10 +25,19 @@ mpi_job() {
 	assert_line --regexp '^alltoall ok ranks=6 hosts=3 library="MPICH.* MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM=auto'
 }
 
-@test "ipoib --ordered-alltoall: both libraries report the pairwise algorithm" {
+@test "ipoib --ordered-alltoall: the paced library is preloaded and each MPI keeps its own algorithm below the threshold" {
 	run mpi_job --transport=ipoib --ordered-alltoall
 	assert_success
-	assert_line 'env ipoib ordered'
+	assert_line 'env ipoib paced'
+	assert_line --regexp '^alltoall ok ranks=6 hosts=3 library="Open MPI.* coll_tuned_alltoall_algorithm=ignore'
+	assert_line --regexp '^alltoall ok ranks=6 hosts=3 library="MPICH.* MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM=auto'
+	refute_output --partial 'WARN'
+}
+
+@test "SLURM_IBNET_ALLTOALL=pairwise: both libraries report the pairwise algorithm" {
+	SLURM_IBNET_ALLTOALL=pairwise run mpi_job --transport=ipoib
+	assert_success
+	assert_line 'env ipoib pairwise'
 	assert_line --regexp '^alltoall ok ranks=6 hosts=3 library="Open MPI.* coll_tuned_alltoall_algorithm=pairwise'
 	assert_line --regexp '^alltoall ok ranks=6 hosts=3 library="MPICH.* MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM=pairwise'
 	refute_output --partial 'WARN'

@@ -28,7 +28,7 @@ load ../helpers/cluster
 		jids+=("$jid")
 		[ -z "$t" ] && t=none
 		want[$i]="got $( [ "$t" = none ] && [ "$a" = 0 ] && echo unset/unset ||
-			echo "$t/$( [ "$a" = 1 ] && echo ordered || echo default)")"
+			echo "$t/$( [ "$a" = 1 ] && echo paced || echo default)")"
 	done
 	# 20 bad sbatch: refused before queueing.
 	local before refused=0

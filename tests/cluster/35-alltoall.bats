@@ -1,0 +1,69 @@
+#!/usr/bin/env bats
+# The paced all-to-all in real jobs: --ordered-alltoall preloads it, and
+# each MPI finds the job's nodes itself (MPI_Comm_split_type), here the
+# simulated nodes (network namespaces; they share the machine's 2 cores).
+# Every exchange is compared byte for byte with the MPI's own
+# (tests/programs/a2a_check.c). The threshold is set to 0 for these jobs so
+# that every size, from 0 bytes up, takes the paced path.
+
+CLUSTER_NODES=3
+load ../helpers/common
+load ../helpers/cluster
+
+# a2a_job RANKS_PER_NODE COMMAND...: a 3-node batch job with --ordered-alltoall.
+# The simulated nodes have 2 CPUs: 3 ranks per node are placed by mpirun.
+a2a_job() {
+	local per_node=$1
+	shift
+	[ "$per_node" -gt 2 ] && per_node=2
+	{
+		echo '#!/bin/bash'
+		echo 'echo "env $SLURM_IBNET_ALLTOALL ${LD_PRELOAD##*/}"'
+		echo "$*"
+	} > "$BATS_TEST_TMPDIR/job.sh"
+	SLURM_IBNET_ALLTOALL_THRESHOLD=0 SLURM_IBNET_ALLTOALL_REPORT=1 \
+		batch "$BATS_TEST_TMPDIR/out" -N3 --ntasks-per-node="$per_node" --transport=tcp \
+		--ordered-alltoall "$BATS_TEST_TMPDIR/job.sh"
+}
+
+# paced_calls: how many calls (MPI_Alltoall and MPI_Alltoallv) rank 0 says
+# were paced, from $output.
+paced_calls() {
+	sed -n 's/^spank-ibnet alltoall: rank 0: MPI_Alltoallv\{0,1\}: [0-9]* calls\{0,1\}: \([0-9]*\) paced.*/\1/p' <<<"$output" |
+		awk '{ n += $1 } END { print n + 0 }'
+}
+
+OMPI_RUN="timeout 150 mpirun.openmpi --bind-to none --mca mpi_yield_when_idle 1 -x SLURM_IBNET_ALLTOALL_THRESHOLD -x SLURM_IBNET_ALLTOALL_REPORT"
+
+@test "Open MPI across 3 nodes, 1 to 3 ranks per node: byte-identical to the library's own, and paced" {
+	local k
+	for k in 1 2 3; do
+		run a2a_job "$k" "$OMPI_RUN --oversubscribe --map-by ppr:$k:node -np $((3 * k)) $BUILD/tests/a2a_check.openmpi $k 16 60000"
+		assert_success
+		assert_line "env paced libibnet-alltoall.so"
+		assert_line "CHECK cases=16 ranks=$((3 * k)) failures=0"
+		[ "$(paced_calls)" -gt 0 ]
+		refute_output --partial 'all ranks on one node'
+	done
+}
+
+@test "MPICH (Hydra) across 3 nodes, 2 ranks per node: byte-identical, and paced" {
+	run a2a_job 2 "timeout 150 mpiexec.mpich -n 6 $BUILD/tests/a2a_check.mpich 7 30 100000"
+	assert_success
+	assert_line "CHECK cases=30 ranks=6 failures=0"
+	[ "$(paced_calls)" -gt 0 ]
+}
+
+@test "Fortran across 3 nodes, Open MPI and MPICH" {
+	run a2a_job 1 "$OMPI_RUN -np 3 $BUILD/tests/a2a_fortran.openmpi; timeout 150 mpiexec.mpich -n 3 $BUILD/tests/a2a_fortran.mpich"
+	assert_success
+	assert_equal "$(grep -c '^FORTRAN ranks=3 bad=0$' <<<"$output")" 2
+	assert_equal "$(grep -c '^spank-ibnet alltoall: rank 0: MPI_Alltoall: 2 calls: 1 paced, 1 MPI_IN_PLACE$' <<<"$output")" 2
+}
+
+@test "inside a paced job, srun, bash and python3 run as without the preload" {
+	run a2a_job 1 "srun -N3 bash -c 'echo step \$((6*7)) \$(grep -c libmpi /proc/self/maps)'; python3 -c 'print(sum(1 for l in open(\"/proc/self/maps\") if \"libmpi\" in l), \"python\")'"
+	assert_success
+	assert_equal "$(grep -c '^step 42 0$' <<<"$output")" 3
+	assert_line '0 python'
+}
