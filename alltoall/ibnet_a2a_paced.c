@@ -334,16 +334,23 @@ static int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint
 	MPI_Status *status = malloc(sizeof(MPI_Status) * 64);
 	int me = ci->rank, mynode = ci->mynode, nlocal, my_credits, norder = 0;
 	int oi = 0, outstanding = 0, rc = MPI_ERR_NO_MEM, i, p, active;
-	MPI_Aint chunk = (MPI_Aint)ibnet_a2a_chunk(&settings), off = 0;
+	MPI_Aint chunk, off = 0;
 	MPI_Request r;
 
 	if (!sent || !credit_in || !order || !done || !status)
 		goto out;
 	nlocal = ci->node_start[mynode + 1] - ci->node_start[mynode];
-	/* The node's ranks share its window. */
+	/*
+	 * The node's ranks share its window: each grants window/nlocal bytes,
+	 * in its share of the credits (at least one, of at least 1 KiB). With
+	 * two ranks per node and one credit, each grants half the chunk.
+	 */
 	my_credits = (int)settings.credits / nlocal;
 	if (my_credits < 1)
 		my_credits = 1;
+	chunk = (MPI_Aint)(settings.window / (unsigned long)nlocal / (unsigned long)my_credits);
+	if (chunk < 1024)
+		chunk = 1024;
 
 	if (rlen[me])
 		memcpy(rbuf + roff[me], sbuf + soff[me], (size_t)rlen[me]);

@@ -94,10 +94,3 @@ int ibnet_a2a_setting_set(struct ibnet_a2a_settings *s, const char *key, const c
 	}
 	return 0;
 }
-
-unsigned long ibnet_a2a_chunk(const struct ibnet_a2a_settings *s)
-{
-	unsigned long c = s->window / (s->credits ? s->credits : 1);
-
-	return c < 1024 ? 1024 : c;
-}

@@ -56,9 +56,6 @@ void ibnet_a2a_settings_default(struct ibnet_a2a_settings *s);
 int ibnet_a2a_setting_set(struct ibnet_a2a_settings *s, const char *key, const char *value,
 			  const char *source, char *msg, size_t msglen);
 
-/* The chunk one credit grants: window / credits, at least 1 KiB. */
-unsigned long ibnet_a2a_chunk(const struct ibnet_a2a_settings *s);
-
 /* The variable of a key ("window" -> SLURM_IBNET_ALLTOALL_WINDOW), or NULL. */
 const char *ibnet_a2a_setting_env(const char *key);
 
