@@ -108,6 +108,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		job.rspreload_path = "/usr/lib/x86_64-linux-gnu/rsocket/librspreload.so";
 		job.rsgate_path = "/usr/lib/spank-ibnet/libibnet-rsgate.so";
 	}
+	/* The paced all-to-all is on this node, as the probe would find it. */
+	if (job.ordered_alltoall && !job.alltoall_pairwise && (data[0] & 32))
+		job.alltoall_path = "/usr/lib/spank-ibnet/libibnet-alltoall.so";
 	if (ibnet_job_nodelist(env_get, &e, &nodelist, &job.max_hosts, &err) < 0)
 		goto out;
 	job.nodelist = nodelist;
