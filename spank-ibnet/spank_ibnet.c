@@ -79,9 +79,9 @@ static struct spank_option ibnet_options[] = {
 	  "Default: $SLURM_IBNET_TRANSPORT, else the site's (normally none).",
 	  1, 0, _opt_transport },
 	{ "ordered-alltoall", NULL,
-	  "Make the job's MPI library use an ordered (pairwise) all-to-all, "
-	  "which avoids switch congestion on Ethernet without flow control. "
-	  "Default: $SLURM_IBNET_ALLTOALL (ordered or default).",
+	  "Replace the job's MPI all-to-all with a paced, ordered one (any MPI), "
+	  "which keeps an Ethernet switch without flow control from losing packets. "
+	  "Default: $SLURM_IBNET_ALLTOALL (ordered, pairwise or default).",
 	  0, 1, _opt_ordered },
 	{ "no-ordered-alltoall", NULL,
 	  "Turn --ordered-alltoall off, e.g. for one step of a job that asked for it.",
