@@ -28,3 +28,24 @@ check_vectors() {
 	done < "$VECTORS/hostname-rules.tsv"
 	[ "$n" -ge 35 ] && [ "$failures" -eq 0 ]
 }
+
+# plan VAR=VALUE... -- ARGS: print the job env after applying the plan of
+# "ibnet-hosts --config \"$CONF\" --env ARGS" to a clean environment plus VARs.
+# The node's interface is given (--iface) as the probe would find it on a
+# cluster node: eth0 for tcp, ib0 otherwise; tests/unit/probe.bats tests
+# the probe itself.
+plan() {
+	local -a vars=()
+	while [ "$1" != -- ]; do vars+=("$1"); shift; done
+	shift
+	case " $* " in
+	*" --transport=tcp "*) set -- --iface eth0 "$@" ;;
+	*" --transport="*) set -- --iface ib0 "$@" ;;
+	esac
+	env -i PATH="$PATH" "${vars[@]}" bash -c '
+		set -e
+		p=$("$0" "$@")
+		eval "$p"
+		env | grep -v -e ^PATH= -e ^PWD= -e ^SHLVL= -e ^_= | sort' \
+		"$IBNET_HOSTS" --config "$CONF" --env "$@"
+}

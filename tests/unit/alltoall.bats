@@ -19,19 +19,6 @@ setup() {
 	CONF="ib_hostname=$PAPER_RULE rsgate=$RSGATE alltoall_lib=$A2A"
 }
 
-# plan VAR=VALUE... -- ARGS: the job env after the plugin's plan (as env.bats).
-plan() {
-	local -a vars=()
-	while [ "$1" != -- ]; do vars+=("$1"); shift; done
-	shift
-	env -i PATH="$PATH" "${vars[@]}" bash -c '
-		set -e
-		p=$("$0" "$@")
-		eval "$p"
-		env | grep -v -e ^PATH= -e ^PWD= -e ^SHLVL= -e ^_= | sort' \
-		"$IBNET_HOSTS" --config "$CONF" --env --iface eth0 "$@"
-}
-
 # ompi NP RANKS_PER_NODE PROGRAM ARGS...: a real Open MPI run with the preload.
 ompi() {
 	local np=$1 rpn=$2
@@ -88,10 +75,10 @@ paced_calls() {
 	assert_output "spank-ibnet: plugstack.conf: alltoall_window: '12' is not a window size (bytes in flight towards one node, 1k to 64m, e.g. 64k)"
 	# The threshold per transport: InfiniBand's default is higher (measured).
 	setup
-	run plan -- --transport=ipoib --iface ib0 --ordered-alltoall
+	run plan -- --transport=ipoib --ordered-alltoall
 	assert_line 'SLURM_IBNET_ALLTOALL_THRESHOLD=32768'
 	CONF="$CONF alltoall_threshold=tcp:2k,rsocket:64k"
-	run plan -- --transport=ipoib --iface ib0 --ordered-alltoall
+	run plan -- --transport=ipoib --ordered-alltoall
 	assert_line 'SLURM_IBNET_ALLTOALL_THRESHOLD=32768'
 	run plan -- --transport=tcp --ordered-alltoall
 	assert_line 'SLURM_IBNET_ALLTOALL_THRESHOLD=2048'

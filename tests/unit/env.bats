@@ -10,26 +10,6 @@ setup() {
 	CONF="ib_hostname=$PAPER_RULE rsgate=$RSGATE"
 }
 
-# plan VAR=VALUE... -- ARGS: print the job env after applying the plan.
-# The node's interface is given (--iface) as the probe would find it on a
-# cluster node: eth0 for tcp, ib0 otherwise; tests/unit/probe.bats tests
-# the probe itself.
-plan() {
-	local -a vars=()
-	while [ "$1" != -- ]; do vars+=("$1"); shift; done
-	shift
-	case " $* " in
-	*" --transport=tcp "*) set -- --iface eth0 "$@" ;;
-	*" --transport="*) set -- --iface ib0 "$@" ;;
-	esac
-	env -i PATH="$PATH" "${vars[@]}" bash -c '
-		set -e
-		p=$("$0" "$@")
-		eval "$p"
-		env | grep -v -e ^PATH= -e ^PWD= -e ^SHLVL= -e ^_= | sort' \
-		"$IBNET_HOSTS" --config "$CONF" --env "$@"
-}
-
 @test "tcp: MPI traffic on eth0, host names unchanged, no preload" {
 	run plan -- --transport=tcp --nodelist 'c1-[1-3]'
 	assert_success
