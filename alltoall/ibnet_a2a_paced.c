@@ -68,12 +68,6 @@ static int world_rank = -1;
 /* SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE, for the unit tests only. */
 static int test_ranks_per_node;
 
-/* The MPI variables with which a user picks the library's own algorithm. */
-static const char *const user_choice[] = {
-	"OMPI_MCA_coll_tuned_alltoall_algorithm", "MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM",
-	"I_MPI_ADJUST_ALLTOALL", "MV2_ALLTOALL_TUNING", NULL,
-};
-
 static void say(const char *what)
 {
 	fprintf(stderr, "spank-ibnet alltoall: %s\n", what);
@@ -119,11 +113,11 @@ static void read_settings(void)
 		enabled = false;
 		return;
 	}
-	for (i = 0; user_choice[i]; i++)
-		if (getenv(user_choice[i])) {
+	for (i = 0; ibnet_a2a_user_choice[i]; i++)
+		if (getenv(ibnet_a2a_user_choice[i])) {
 			if (report) {
 				snprintf(msg, sizeof(msg), "%s is set: the MPI library's own all-to-all "
-					 "runs, as the user chose", user_choice[i]);
+					 "runs, as the user chose", ibnet_a2a_user_choice[i]);
 				say(msg);
 			}
 			enabled = false;

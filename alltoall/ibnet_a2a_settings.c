@@ -10,6 +10,11 @@
 
 const char *const ibnet_a2a_setting_keys[] = { "window", "credits", "threshold", NULL };
 
+const char *const ibnet_a2a_user_choice[] = {
+	"OMPI_MCA_coll_tuned_alltoall_algorithm", "MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM",
+	"I_MPI_ADJUST_ALLTOALL", "MV2_ALLTOALL_TUNING", NULL,
+};
+
 void ibnet_a2a_settings_default(struct ibnet_a2a_settings *s)
 {
 	s->window = IBNET_A2A_WINDOW_DEFAULT;

@@ -61,4 +61,11 @@ const char *ibnet_a2a_setting_env(const char *key);
 
 extern const char *const ibnet_a2a_setting_keys[];	/* NULL-terminated */
 
+/*
+ * The MPI variables with which a user picks the MPI library's own all-to-all
+ * algorithm (NULL-terminated). Any of them set: the user's choice wins, the
+ * plugin does not preload the paced all-to-all and the library stands aside.
+ */
+extern const char *const ibnet_a2a_user_choice[];
+
 #endif

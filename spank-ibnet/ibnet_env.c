@@ -330,12 +330,6 @@ static void plan_preload(struct planner *pl, const struct ibnet_job *job, bool p
 	ibnet_strvec_free(&have);
 }
 
-/* The variables with which a user picks an MPI's own all-to-all algorithm. */
-static const char *const alltoall_user_choice[] = {
-	"OMPI_MCA_coll_tuned_alltoall_algorithm", "MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM",
-	"I_MPI_ADJUST_ALLTOALL", "MV2_ALLTOALL_TUNING", NULL,
-};
-
 static void note(struct planner *pl, const char *text)
 {
 	if (ibnet_strvec_push(&pl->plan->notes, text) < 0)
@@ -358,11 +352,11 @@ static const char *alltoall_scheme(struct planner *pl, const struct ibnet_config
 		return "default";
 	if (job->alltoall_pairwise)
 		return "pairwise";
-	for (i = 0; alltoall_user_choice[i]; i++)
-		if (view_get(pl, alltoall_user_choice[i])) {
+	for (i = 0; ibnet_a2a_user_choice[i]; i++)
+		if (view_get(pl, ibnet_a2a_user_choice[i])) {
 			snprintf(text, sizeof(text), "%s is set by the job: its MPI algorithm "
 				 "choice stands, the paced all-to-all is not preloaded",
-				 alltoall_user_choice[i]);
+				 ibnet_a2a_user_choice[i]);
 			note(pl, text);
 			return "pairwise";
 		}
