@@ -13,8 +13,8 @@
  *     in phase p, node i receives from node i-p, so one node sends to each
  *     port at a time (Kutzner's ordered all-to-all, seed 004).
  *   - The receiver paces its sender: it grants credits, each for one chunk of
- *     window/credits bytes, and never has more than its share of the window
- *     outstanding. The bytes in flight towards a node's switch port stay
+ *     its share of the window (a node's ranks share it), and never has more
+ *     than that share outstanding. The bytes in flight towards a node's switch port stay
  *     under the window, which is what 802.3x flow control would do in the
  *     switch (seed 001). The next phase's grants start as soon as the window
  *     has room, so there is no barrier and no idle wire between phases.
@@ -22,7 +22,7 @@
  *     nothing waits in a cycle.
  * Traffic runs on a private duplicate of the communicator: its tags cannot
  * meet the application's. Anything the scheme does not handle is handed to
- * the MPI library's own implementation (hand_over below says what and why).
+ * the MPI library's own implementation (enum route below says what and why).
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -488,6 +488,7 @@ static int side_layout(struct side *s, int size, const int *counts, const int *d
 {
 	MPI_Aint lb, extent, total = 0;
 	int tsize, i;
+	bool plain = contiguous(type);
 
 	PMPI_Type_size(type, &tsize);
 	PMPI_Type_get_extent(type, &lb, &extent);
@@ -500,7 +501,7 @@ static int side_layout(struct side *s, int size, const int *counts, const int *d
 		int c = counts ? counts[i] : count;
 
 		s->len[i] = (MPI_Aint)c * tsize;
-		if (contiguous(type)) {
+		if (plain) {
 			s->off[i] = (MPI_Aint)(displs ? displs[i] : i * count) * extent;
 		} else {
 			s->off[i] = total;
@@ -508,7 +509,7 @@ static int side_layout(struct side *s, int size, const int *counts, const int *d
 		}
 	}
 	s->buf = (char *)user;
-	if (!contiguous(type)) {
+	if (!plain) {
 		s->scratch = malloc(total ? (size_t)total : 1);
 		if (!s->scratch)
 			return -1;
@@ -517,8 +518,12 @@ static int side_layout(struct side *s, int size, const int *counts, const int *d
 	return 0;
 }
 
-/* Packed bytes of a homogeneous job are the data's own bytes (both MPIs). */
-static void side_pack(struct side *s, MPI_Comm comm, int size, const int *counts,
+/*
+ * Between the user's buffer and the scratch one, each rank's block: pack
+ * (to scratch) or unpack. Packed bytes of a homogeneous job are the data's
+ * own bytes (both MPIs).
+ */
+static void side_copy(struct side *s, bool pack, MPI_Comm comm, int size, const int *counts,
 		      const int *displs, int count, MPI_Datatype type, const void *user)
 {
 	MPI_Aint lb, extent;
@@ -526,27 +531,14 @@ static void side_pack(struct side *s, MPI_Comm comm, int size, const int *counts
 
 	PMPI_Type_get_extent(type, &lb, &extent);
 	for (i = 0; i < size; i++) {
-		const char *from = (const char *)user + (MPI_Aint)(displs ? displs[i] : i * count) * extent;
+		char *block = (char *)user + (MPI_Aint)(displs ? displs[i] : i * count) * extent;
+		int c = counts ? counts[i] : count;
 
 		pos = 0;
-		PMPI_Pack(from, counts ? counts[i] : count, type, s->scratch + s->off[i],
-			  (int)s->len[i], &pos, comm);
-	}
-}
-
-static void side_unpack(struct side *s, MPI_Comm comm, int size, const int *counts,
-			const int *displs, int count, MPI_Datatype type, void *user)
-{
-	MPI_Aint lb, extent;
-	int i, pos;
-
-	PMPI_Type_get_extent(type, &lb, &extent);
-	for (i = 0; i < size; i++) {
-		char *to = (char *)user + (MPI_Aint)(displs ? displs[i] : i * count) * extent;
-
-		pos = 0;
-		PMPI_Unpack(s->scratch + s->off[i], (int)s->len[i], &pos, to,
-			    counts ? counts[i] : count, type, comm);
+		if (pack)
+			PMPI_Pack(block, c, type, s->scratch + s->off[i], (int)s->len[i], &pos, comm);
+		else
+			PMPI_Unpack(s->scratch + s->off[i], (int)s->len[i], &pos, block, c, type, comm);
 	}
 }
 
@@ -562,10 +554,10 @@ static int run_paced(struct comm_info *ci, const void *sendbuf, const int *scoun
 	    side_layout(&r, ci->size, rcounts, rdispls, rcount, rtype, recvbuf) < 0)
 		goto out;
 	if (s.scratch)
-		side_pack(&s, ci->priv, ci->size, scounts, sdispls, scount, stype, sendbuf);
+		side_copy(&s, true, ci->priv, ci->size, scounts, sdispls, scount, stype, sendbuf);
 	rc = paced_exchange(ci, s.buf, s.off, s.len, r.buf, r.off, r.len);
 	if (rc == MPI_SUCCESS && r.scratch)
-		side_unpack(&r, ci->priv, ci->size, rcounts, rdispls, rcount, rtype, recvbuf);
+		side_copy(&r, false, ci->priv, ci->size, rcounts, rdispls, rcount, rtype, recvbuf);
 out:
 	side_free(&s);
 	side_free(&r);
