@@ -94,8 +94,11 @@ $(GATE): $(SRC)/rsocket_gate.c $(SRC)/rspreload_calls.h | $(B)/pic
 $(TOOL): $(B)/obj/ibnet_hosts.o $(TOOL_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
-$(B)/libibnet-alltoall.so: $(A2A_SRC)/ibnet_a2a_dispatch.c | $(B)/pic
-	$(CC) $(A2A_CFLAGS) -shared $(ALL_LDFLAGS) -o $@ $< -ldl -lpthread
+# The job's preload: the MPI dispatcher and the TCP retransmission floor.
+A2A_PRELOAD = $(A2A_SRC)/ibnet_a2a_dispatch.c $(A2A_SRC)/ibnet_tcp_floor.c \
+	$(A2A_SRC)/ibnet_a2a_settings.c $(A2A_SRC)/ibnet_a2a_settings.h
+$(B)/libibnet-alltoall.so: $(A2A_PRELOAD) | $(B)/pic
+	$(CC) $(A2A_CFLAGS) -shared $(ALL_LDFLAGS) -o $@ $(filter %.c,$^) -ldl -lpthread
 A2A_PACED = $(A2A_SRC)/ibnet_a2a_paced.c $(A2A_SRC)/ibnet_a2a_settings.c $(A2A_SRC)/ibnet_a2a_settings.h
 $(B)/libibnet-a2a-ompi.so: $(A2A_PACED) | $(B)/pic
 	$(CC) $(A2A_CFLAGS) $(OMPI_CFLAGS) -shared $(ALL_LDFLAGS) -o $@ $(filter %.c,$^) -ldl -lpthread

@@ -44,18 +44,18 @@ enum { TAG_LOCAL = 1, TAG_CREDIT = 2, TAG_DATA = 3 };
 /* Why a call went where it went; counted per process for the report. */
 enum route {
 	PACED,
-	OFF,		/* SLURM_IBNET_ALLTOALL_PACED=0, a bad setting, or the user's MPI choice */
+	OFF,		/* SLURM_IBNET_ALLTOALL_PACED=0, a bad setting, the user's MPI choice,
+			   or a step that did not ask (SLURM_IBNET_ALLTOALL=default) */
 	THREADS,	/* MPI_THREAD_MULTIPLE: collectives may run concurrently */
 	INTERCOMM,
-	SMALL_COMM,	/* 2 ranks or fewer: one pair, nothing to order */
 	IN_PLACE,
-	BELOW,		/* bytes per pair below the threshold */
+	BELOW,		/* the bytes converging on a node's port stay below the threshold */
 	ONE_NODE,	/* every rank on one node: shared memory, no port to pace */
 	ROUTES
 };
 static const char *const route_name[ROUTES] = {
 	"paced", "switched off", "MPI_THREAD_MULTIPLE", "inter-communicator",
-	"2 ranks or fewer", "MPI_IN_PLACE", "below the threshold", "all ranks on one node",
+	"MPI_IN_PLACE", "below the threshold", "all ranks on one node",
 };
 static unsigned long served[2][ROUTES];	/* [0] alltoall, [1] alltoallv */
 
@@ -113,6 +113,13 @@ static void read_settings(void)
 		enabled = false;
 		return;
 	}
+	/* The plugin preloads us for the TCP floor alone too: then the step's
+	 * all-to-all is "default" (or "pairwise"), and the MPI's own runs. */
+	if ((v = getenv("SLURM_IBNET_ALLTOALL")) && strcmp(v, "paced") != 0 &&
+	    strcmp(v, "ordered") != 0) {
+		enabled = false;
+		return;
+	}
 	for (i = 0; ibnet_a2a_user_choice[i]; i++)
 		if (getenv(ibnet_a2a_user_choice[i])) {
 			if (report) {
@@ -146,6 +153,10 @@ struct comm_info {
 	int *node_start;	/* node -> first index in by_node; [nnodes] = size */
 	int *by_node;		/* ranks grouped by node, each group in rank order */
 	int *local_index;	/* rank -> its place in its node's group */
+	/* Pairs converging on the busiest node's port: max over nodes of
+	 * ranks on it x ranks elsewhere. Times the bytes per pair, what one
+	 * call puts on that port at once when nothing paces it. */
+	unsigned long fanin_pairs;
 };
 
 static void info_free(struct comm_info *ci)
@@ -225,6 +236,13 @@ static struct comm_info *comm_info(MPI_Comm comm)
 		ci->by_node[ci->node_start[n] + count[n]++] = i;
 	}
 	ci->mynode = ci->node_of[ci->rank];
+	for (i = 0; i < ci->nnodes; i++) {
+		unsigned long here = (unsigned long)(ci->node_start[i + 1] - ci->node_start[i]);
+		unsigned long pairs = here * ((unsigned long)ci->size - here);
+
+		if (pairs > ci->fanin_pairs)
+			ci->fanin_pairs = pairs;
+	}
 	free(leaders);
 	free(count);
 	PMPI_Comm_dup(comm, &ci->priv);
@@ -243,7 +261,7 @@ static void init_once(void)
  * MPI_IN_PLACE on all ranks or none, and equal type signatures). */
 static enum route common_route(MPI_Comm comm, const void *sendbuf)
 {
-	int inter = 0, size = 0, provided = MPI_THREAD_SINGLE;
+	int inter = 0, provided = MPI_THREAD_SINGLE;
 
 	pthread_once(&once, init_once);
 	if (!enabled)
@@ -254,12 +272,26 @@ static enum route common_route(MPI_Comm comm, const void *sendbuf)
 	PMPI_Comm_test_inter(comm, &inter);
 	if (inter)
 		return INTERCOMM;
-	PMPI_Comm_size(comm, &size);
-	if (size <= 2)
-		return SMALL_COMM;
 	if (sendbuf == MPI_IN_PLACE)
 		return IN_PLACE;
 	return PACED;
+}
+
+/*
+ * Pace a call when the bytes it would put on the busiest node's port at
+ * once reach the threshold: what overflows a shallow switch port is the
+ * fan-in (8 nodes x 12 KiB converge as 84 KiB on a 24 KB port), not the
+ * bytes per pair. A 2-rank call is one flow, paced too when it is large
+ * enough to overflow the port in slow start. Below, no port can overflow
+ * and the MPI's own all-to-all runs at no cost of ours.
+ */
+static enum route fanin_route(const struct comm_info *ci, unsigned long pair_bytes)
+{
+	unsigned long fanin;
+
+	if (__builtin_mul_overflow(pair_bytes, ci->fanin_pairs, &fanin))
+		fanin = (unsigned long)-1;
+	return fanin < settings.threshold ? BELOW : PACED;
 }
 
 /* Can count elements of type at buf be read as plain bytes? */
@@ -571,16 +603,16 @@ EXPORT int ibnet_a2a_alltoall(const void *sendbuf, int sendcount, MPI_Datatype s
 	struct comm_info *ci = NULL;
 	int tsize = 0;
 
-	if (route == PACED) {
-		PMPI_Type_size(sendtype, &tsize);
-		/* Equal on every rank: the type signatures must match. */
-		if ((unsigned long)sendcount * (unsigned long)tsize < settings.threshold)
-			route = BELOW;
-	}
 	if (route == PACED && !(ci = comm_info(comm)))
 		route = OFF;
 	if (route == PACED && ci->nnodes < 2)
 		route = ONE_NODE;
+	if (route == PACED) {
+		PMPI_Type_size(sendtype, &tsize);
+		/* Equal on every rank: the type signatures must match. */
+		route = fanin_route(ci, (unsigned long)(sendcount < 0 ? 0 : sendcount) *
+				    (unsigned long)tsize);
+	}
 	served[0][route]++;
 	if (route != PACED)
 		return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -608,8 +640,7 @@ EXPORT int ibnet_a2a_alltoallv(const void *sendbuf, const int *sendcounts, const
 			if ((unsigned long)sendcounts[i] * (unsigned long)tsize > most)
 				most = (unsigned long)sendcounts[i] * (unsigned long)tsize;
 		PMPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UNSIGNED_LONG, MPI_MAX, ci->priv);
-		if (most < settings.threshold)
-			route = BELOW;
+		route = fanin_route(ci, most);
 	}
 	served[1][route]++;
 	if (route != PACED)

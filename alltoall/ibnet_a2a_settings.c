@@ -88,7 +88,7 @@ int ibnet_a2a_setting_set(struct ibnet_a2a_settings *s, const char *key, const c
 		s->credits = (unsigned)n;
 	} else if (strcmp(key, "threshold") == 0) {
 		if (parse_size(value, &n) < 0 || n > IBNET_A2A_THRESHOLD_MAX) {
-			snprintf(msg, msglen, "%s: '%s' is not a size (bytes per pair, 0 to 1024m, "
+			snprintf(msg, msglen, "%s: '%s' is not a size (bytes converging on one node's port, 0 to 1024m, "
 				 "e.g. 8k)", source, shown(value, buf));
 			return -1;
 		}
@@ -98,4 +98,51 @@ int ibnet_a2a_setting_set(struct ibnet_a2a_settings *s, const char *key, const c
 		return -1;
 	}
 	return 0;
+}
+
+/* Digits only, at most 9 of them. */
+static int parse_digits(const char *v, const char **end, unsigned long *out)
+{
+	size_t n = 0;
+
+	*out = 0;
+	while (v[n] >= '0' && v[n] <= '9' && n < 9)
+		*out = *out * 10 + (unsigned long)(v[n++] - '0');
+	*end = v + n;
+	return n ? 0 : -1;
+}
+
+int ibnet_rto_parse(const char *value, const char *source, unsigned long *us, char *msg,
+		    size_t msglen)
+{
+	unsigned long n;
+	const char *end;
+	char buf[44];
+
+	if (value && strcmp(value, "off") == 0) {
+		*us = 0;
+		return 0;
+	}
+	if (value && parse_digits(value, &end, &n) == 0) {
+		if (strcmp(end, "us") == 0)
+			*us = n;
+		else if (strcmp(end, "ms") == 0 || !*end)
+			*us = n * 1000;
+		else
+			goto bad;
+		if (*us >= IBNET_RTO_MIN_LOW_US && *us <= IBNET_RTO_MIN_HIGH_US)
+			return 0;
+	}
+bad:
+	snprintf(msg, msglen, "%s: '%s' is not a retransmission floor (1ms to 200ms, "
+		 "such as 10ms or 8000us, or off)", source, shown(value, buf));
+	return -1;
+}
+
+int ibnet_rto_parse_us(const char *value, unsigned long *us)
+{
+	const char *end;
+
+	return parse_digits(value, &end, us) == 0 && !*end && *us >= IBNET_RTO_MIN_LOW_US &&
+	       *us <= IBNET_RTO_MIN_HIGH_US ? 0 : -1;
 }

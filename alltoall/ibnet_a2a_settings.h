@@ -15,10 +15,13 @@
  * Defaults, measured on the test cluster (docs/benchmarks.md, "Choosing the
  * window and the threshold"): one credit of 16 KiB in flight towards a
  * node's port; 32 KiB already overflowed the 24 KB port of gige-lossy.
- * Below 16 KiB per pair the MPI's own all-to-all was faster on every
- * network; the plugin raises the threshold to 32 KiB on InfiniBand
- * transports (IBNET_A2A_THRESHOLD_IB_DEFAULT), where 16 KiB paced was 6-13%
- * slower than Open MPI's default.
+ * The threshold counts the bytes one call makes converge on the busiest
+ * node's port (bytes per pair x ranks on the node x ranks elsewhere): from
+ * the window up, a port can overflow, so the scheme paces (0.5: before, it
+ * counted bytes per pair and let 8 nodes x 12 KiB flood a 24 KB port). On
+ * InfiniBand transports (IBNET_A2A_THRESHOLD_IB_DEFAULT), whose link layer
+ * does not drop, 32 KiB: there pacing only pays where the MPI's own
+ * algorithm is poor, and 16 KiB paced was 6-13% slower than Open MPI's.
  */
 #define IBNET_A2A_WINDOW_DEFAULT (16ul * 1024)
 #define IBNET_A2A_CREDITS_DEFAULT 1u
@@ -33,7 +36,7 @@
 struct ibnet_a2a_settings {
 	unsigned long window;		/* bytes in flight towards one node */
 	unsigned credits;		/* chunks of window/credits granted at once */
-	unsigned long threshold;	/* bytes per pair below which MPI's own runs */
+	unsigned long threshold;	/* fan-in bytes on a port below which MPI's own runs */
 };
 
 /* The variables a job sees (the plugin sets them; the user's value wins). */
@@ -67,5 +70,32 @@ extern const char *const ibnet_a2a_setting_keys[];	/* NULL-terminated */
  * plugin does not preload the paced all-to-all and the library stands aside.
  */
 extern const char *const ibnet_a2a_user_choice[];
+
+/*
+ * The TCP retransmission floor (ibnet_tcp_floor.c), which the same preload
+ * carries. A job asks with --tcp-rto-min or SLURM_IBNET_TCP_RTO_MIN (10ms,
+ * 8000us, 10 meaning milliseconds, or off); --ordered-alltoall implies the
+ * site's value. The plugin puts what the node's kernel accepted, in
+ * microseconds, in SLURM_IBNET_TCP_RTO_MIN_US, which the preload reads.
+ * Bounds: Linux takes 2 jiffies (8 ms at HZ=250) to 200 ms, its default;
+ * a smaller value is raised to what the kernel takes. The default, 10 ms,
+ * is from the bench (docs/benchmarks.md, "The retransmission floor").
+ */
+#define IBNET_RTO_ENV_ASK "SLURM_IBNET_TCP_RTO_MIN"
+#define IBNET_RTO_ENV_US "SLURM_IBNET_TCP_RTO_MIN_US"
+#define IBNET_RTO_MIN_DEFAULT_US 10000ul
+#define IBNET_RTO_MIN_LOW_US 1000ul
+#define IBNET_RTO_MIN_HIGH_US 200000ul
+
+/*
+ * A floor as a user or admin writes it: "10ms", "10" (milliseconds),
+ * "8000us" or "off" (*us = 0). On a bad value, writes a sentence naming
+ * source and value into msg and returns -1.
+ */
+int ibnet_rto_parse(const char *value, const char *source, unsigned long *us, char *msg,
+		    size_t msglen);
+
+/* SLURM_IBNET_TCP_RTO_MIN_US: plain microseconds within the bounds. */
+int ibnet_rto_parse_us(const char *value, unsigned long *us);
 
 #endif
