@@ -131,7 +131,7 @@ fuzz: fuzz-build
 # Small MPI programs the integration tests run, one build per MPI library.
 programs: $(B)/tests/alltoall_probe.openmpi $(B)/tests/alltoall_probe.mpich \
 	$(B)/tests/linda_standin $(B)/tests/a2a_check.openmpi $(B)/tests/a2a_check.mpich \
-	$(B)/tests/a2a_fortran.openmpi $(B)/tests/a2a_fortran.mpich
+	$(B)/tests/a2a_fortran.openmpi $(B)/tests/a2a_fortran.mpich $(B)/tests/libhide-rto-min.so
 $(B)/tests/alltoall_probe.%: tests/programs/alltoall_probe.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
@@ -143,6 +143,10 @@ $(B)/tests/a2a_check.%: tests/programs/a2a_check.c
 $(B)/tests/a2a_fortran.%: tests/programs/a2a_fortran.f90
 	mkdir -p $(B)/tests
 	mpif90.$* -O2 -w -J $(B)/tests -o $@ $<
+# A kernel without TCP_RTO_MIN_US, for the floor's fallback tests.
+$(B)/tests/libhide-rto-min.so: tests/programs/hide_rto_min.c
+	mkdir -p $(B)/tests
+	$(CC) -std=gnu11 $(WARN) -O2 -fPIC -shared -o $@ $< -ldl
 $(B)/tests/linda_standin: tests/programs/linda_standin.c
 	mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $<
@@ -222,7 +226,7 @@ rpm: dist
 deps:
 	devel/install-deps
 
-unit-test: all asan fuzz-build
+unit-test: all asan programs bench-programs fuzz-build
 	bats --tap tests/unit
 
 cluster-test: all programs bench-programs

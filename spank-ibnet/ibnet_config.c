@@ -228,11 +228,40 @@ static int set_thresholds(struct ibnet_config *cfg, const char *value, struct ib
 	return rc;
 }
 
+/* tcp_rto_min_transports=tcp,ipoib: steps on these get the floor unasked. */
+static int set_rto_transports(struct ibnet_config *cfg, const char *value, struct ibnet_err *err)
+{
+	struct ibnet_strvec names = { 0 };
+	size_t i;
+	int rc = 0;
+
+	if (ibnet_strvec_split(&names, value, ",") < 0)
+		return -1;
+	memset(cfg->tcp_rto_min_default, 0, sizeof(cfg->tcp_rto_min_default));
+	for (i = 0; i < names.n && rc == 0; i++) {
+		enum ibnet_transport t;
+
+		rc = ibnet_transport_parse(names.v[i], "transport in plugstack.conf tcp_rto_min_transports=",
+					   &t, err);
+		if (rc == 0 && t == IBNET_NONE) {
+			ibnet_err_set(err, IBNET_PREFIX "plugstack.conf: tcp_rto_min_transports=%s: "
+				      "'none' is the step that asks for nothing, and it stays untouched "
+				      "(expected tcp, ipoib or rsocket)", ibnet_quote(value));
+			rc = -1;
+		}
+		if (rc == 0)
+			cfg->tcp_rto_min_default[t] = true;
+	}
+	ibnet_strvec_free(&names);
+	return rc;
+}
+
 /* The keys, in the order the admin guide documents them. */
 static const char *const known_keys[] = {
 	"default_transport", "allowed", "ib_hostname", "eth_iface", "ib_iface",
 	"rspreload", "rsgate", "rsocket_programs", "rdma_device", "alltoall_lib",
-	"alltoall_window", "alltoall_credits", "alltoall_threshold", NULL
+	"alltoall_window", "alltoall_credits", "alltoall_threshold", "tcp_rto_min",
+	"tcp_rto_min_transports", NULL
 };
 
 static int apply_key(struct ibnet_config *cfg, const char *key, const char *value,
@@ -276,6 +305,17 @@ static int apply_key(struct ibnet_config *cfg, const char *key, const char *valu
 	}
 	if (strcmp(key, "alltoall_threshold") == 0)
 		return set_thresholds(cfg, value, err);
+	if (strcmp(key, "tcp_rto_min") == 0) {
+		char msg[256];
+
+		if (ibnet_rto_parse(value, "plugstack.conf: tcp_rto_min", &cfg->tcp_rto_min_us, msg,
+				    sizeof(msg)) == 0)
+			return 0;
+		ibnet_err_set(err, IBNET_PREFIX "%s", msg);
+		return -1;
+	}
+	if (strcmp(key, "tcp_rto_min_transports") == 0)
+		return set_rto_transports(cfg, value, err);
 	if (strncmp(key, "alltoall_", 9) == 0 && ibnet_a2a_setting_env(key + 9)) {
 		char msg[256], source[64];
 
@@ -324,6 +364,7 @@ int ibnet_config_parse(struct ibnet_config *cfg, int argc, char **argv,
 	cfg->rsgate = strdup(IBNET_RSGATE_DEFAULT);
 	cfg->alltoall_lib = strdup(IBNET_A2A_DEFAULT);
 	ibnet_a2a_settings_default(&cfg->a2a);
+	cfg->tcp_rto_min_us = IBNET_RTO_MIN_DEFAULT_US;
 	for (i = 0; i < IBNET_TRANSPORT_COUNT; i++)
 		cfg->a2a_threshold[i] = i == IBNET_IPOIB || i == IBNET_RSOCKET ?
 			IBNET_A2A_THRESHOLD_IB_DEFAULT : IBNET_A2A_THRESHOLD_DEFAULT;
@@ -364,6 +405,12 @@ int ibnet_config_parse(struct ibnet_config *cfg, int argc, char **argv,
 			      ibnet_transport_name(cfg->default_transport));
 		goto fail;
 	}
+	for (i = 0; i < IBNET_TRANSPORT_COUNT; i++)
+		if (cfg->tcp_rto_min_default[i] && !cfg->tcp_rto_min_us) {
+			ibnet_err_set(err, IBNET_PREFIX "plugstack.conf: tcp_rto_min_transports= names "
+				      "%s, but tcp_rto_min=off", ibnet_transport_name((enum ibnet_transport)i));
+			goto fail;
+		}
 	return 0;
 nomem:
 	ibnet_err_set(err, IBNET_PREFIX "out of memory reading plugstack.conf arguments");

@@ -70,6 +70,11 @@ struct ibnet_config {
 	struct ibnet_a2a_settings a2a;	/* alltoall_window=, alltoall_credits= */
 	/* alltoall_threshold=, per transport (none takes tcp's) */
 	unsigned long a2a_threshold[IBNET_TRANSPORT_COUNT];
+	/* tcp_rto_min=: the TCP retransmission floor a step gets when it asks
+	 * (--tcp-rto-min, --ordered-alltoall), in microseconds; 0: off */
+	unsigned long tcp_rto_min_us;
+	/* tcp_rto_min_transports=: steps on these get the floor unasked */
+	bool tcp_rto_min_default[IBNET_TRANSPORT_COUNT];
 };
 
 /* Parse plugstack.conf arguments (argv[0..argc-1], each key=value). */

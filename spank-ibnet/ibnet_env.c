@@ -291,11 +291,12 @@ static const char *rule_value(const struct env_rule *r, const struct ibnet_confi
 }
 
 /*
- * LD_PRELOAD: our libraries after the user's, each listed once: for rsocket
- * the gate before librspreload (its socket() decides), and for the paced
- * all-to-all its dispatcher.
+ * LD_PRELOAD: our libraries after the user's, each listed once: the job
+ * preload (paced all-to-all, TCP floor) first, so that its socket() sees
+ * every socket and passes each on down the chain; for rsocket the gate
+ * before librspreload (its socket() decides).
  */
-static void plan_preload(struct planner *pl, const struct ibnet_job *job, bool paced)
+static void plan_preload(struct planner *pl, const struct ibnet_job *job, bool job_preload)
 {
 	const char *cur = view_get(pl, "LD_PRELOAD");
 	struct ibnet_strvec have = { 0 };
@@ -303,12 +304,12 @@ static void plan_preload(struct planner *pl, const struct ibnet_job *job, bool p
 	const char *ours[3];
 	size_t i, n = 0;
 
+	if (job_preload)
+		ours[n++] = job->alltoall_path;
 	if (job->transport == IBNET_RSOCKET) {
 		ours[n++] = job->rsgate_path;
 		ours[n++] = job->rspreload_path;
 	}
-	if (paced)
-		ours[n++] = job->alltoall_path;
 	if (cur && ibnet_strvec_split(&have, cur, ": \t") < 0)
 		pl->nomem = true;
 	if (cur)
@@ -355,7 +356,7 @@ static const char *alltoall_scheme(struct planner *pl, const struct ibnet_config
 	for (i = 0; ibnet_a2a_user_choice[i]; i++)
 		if (view_get(pl, ibnet_a2a_user_choice[i])) {
 			snprintf(text, sizeof(text), "%s is set by the job: its MPI algorithm "
-				 "choice stands, the paced all-to-all is not preloaded",
+				 "choice stands, the paced all-to-all stands aside",
 				 ibnet_a2a_user_choice[i]);
 			note(pl, text);
 			return "pairwise";
@@ -399,6 +400,59 @@ static int plan_alltoall_settings(struct planner *pl, const struct ibnet_config 
 				 cfg->a2a.window : cfg->a2a_threshold[transport]);
 		put_managed(pl, name, value);
 	}
+	return 0;
+}
+
+/*
+ * The TCP retransmission floor: SLURM_IBNET_TCP_RTO_MIN_US, the value the
+ * node's kernel took, for the preload; a job's own value stands if valid.
+ * Asked but not possible here: the step runs without it, and says why.
+ * Returns whether the step's sockets get a floor.
+ */
+static void put_bookkeeping(struct planner *pl, bool untouched, const char *name,
+			    const char *value);
+
+static int plan_rto_floor(struct planner *pl, const struct ibnet_config *cfg,
+			  const struct ibnet_job *job, bool *floor, struct ibnet_err *err)
+{
+	const char *user = view_get(pl, IBNET_RTO_ENV_US);
+	unsigned long us;
+	char value[32], text[300];
+
+	*floor = false;
+	if (job->ordered_alltoall && !job->tcp_rto_min_us && !cfg->tcp_rto_min_us)
+		note(pl, "no TCP retransmission floor: the site has it off (tcp_rto_min=off)");
+	if (job->tcp_rto_min_record) {
+		if (job->tcp_rto_min_us % 1000)
+			snprintf(value, sizeof(value), "%luus", job->tcp_rto_min_us);
+		else if (job->tcp_rto_min_us)
+			snprintf(value, sizeof(value), "%lums", job->tcp_rto_min_us / 1000);
+		else
+			snprintf(value, sizeof(value), "off");
+		put_bookkeeping(pl, false, IBNET_RTO_ENV_ASK, value);
+	}
+	if (!job->tcp_rto_min_us)
+		return 0;
+	if (!job->tcp_rto_floor_us || !job->alltoall_path) {
+		snprintf(text, sizeof(text), "no TCP retransmission floor (%s): %s; the step's "
+			 "sockets keep Linux's 200 ms", job->tcp_rto_min_source ?
+			 job->tcp_rto_min_source : "?", job->tcp_rto_why_not[0] ?
+			 job->tcp_rto_why_not : "not available on this node");
+		note(pl, text);
+		return 0;
+	}
+	*floor = true;
+	if (user) {
+		if (ibnet_rto_parse_us(user, &us) < 0) {
+			ibnet_err_set(err, IBNET_PREFIX "%s: '%.20s' is not a number of microseconds "
+				      "(%lu to %lu)", IBNET_RTO_ENV_US, user, IBNET_RTO_MIN_LOW_US,
+				      IBNET_RTO_MIN_HIGH_US);
+			return -1;
+		}
+		return 0;
+	}
+	snprintf(value, sizeof(value), "%lu", job->tcp_rto_floor_us);
+	put_managed(pl, IBNET_RTO_ENV_US, value);
 	return 0;
 }
 
@@ -537,8 +591,9 @@ int ibnet_env_plan_build(const struct ibnet_config *cfg, const struct ibnet_job 
 	struct ibnet_strvec hosts = { 0 }, net_hosts = { 0 };
 	unsigned tbit = 1u << job->transport;
 	bool network = job->transport != IBNET_NONE;
-	bool untouched = !network && !job->ordered_alltoall;
-	bool paced;
+	bool untouched = !network && !job->ordered_alltoall && !job->tcp_rto_min_us &&
+			 !job->tcp_rto_min_record;
+	bool paced, floor;
 	char *list = NULL;
 	size_t i;
 	int rc = -1;
@@ -595,7 +650,9 @@ int ibnet_env_plan_build(const struct ibnet_config *cfg, const struct ibnet_job 
 			put_managed(&pl, r->name, value);
 	}
 
-	plan_preload(&pl, job, paced);
+	if (plan_rto_floor(&pl, cfg, job, &floor, err) < 0)
+		goto out;
+	plan_preload(&pl, job, paced || floor);
 	if (paced && plan_alltoall_settings(&pl, cfg, job->transport, err) < 0)
 		goto out;
 	if (job->transport == IBNET_RSOCKET) {
@@ -656,6 +713,11 @@ char *ibnet_env_plan_describe(const struct ibnet_job *job, const struct ibnet_en
 	if (plan->alltoall_scheme && strcmp(plan->alltoall_scheme, "paced") == 0) {
 		ibnet_buf_adds(&b, ", paced all-to-all ");
 		ibnet_buf_adds(&b, job->alltoall_path);
+	}
+	if (job->tcp_rto_floor_us && job->alltoall_path) {
+		snprintf(part, sizeof(part), ", TCP retransmission floor %lu us (%s)",
+			 job->tcp_rto_floor_us, job->tcp_rto_min_source ? job->tcp_rto_min_source : "?");
+		ibnet_buf_adds(&b, part);
 	}
 	if (plan->n == 0) {
 		ibnet_buf_adds(&b, "; environment untouched");

@@ -49,7 +49,13 @@ struct ibnet_job {
 	unsigned long max_hosts;	/* how many the job has; 0: IBNET_HOSTLIST_MAX */
 	const char *rspreload_path;	/* resolved by ibnet_probe, for rsocket */
 	const char *rsgate_path;
-	const char *alltoall_path;	/* the paced all-to-all, if on this node (ibnet_probe) */
+	const char *alltoall_path;	/* the job preload (paced all-to-all, TCP floor), if on
+					   this node and the step wants it (ibnet_probe) */
+	unsigned long tcp_rto_min_us;	/* the retransmission floor asked for; 0: none */
+	const char *tcp_rto_min_source;
+	bool tcp_rto_min_record;	/* asked by --tcp-rto-min: recorded for later steps */
+	unsigned long tcp_rto_floor_us;	/* what this node's kernel took (ibnet_probe); 0: none */
+	char tcp_rto_why_not[200];	/* asked but not applied: why, for the log line */
 };
 
 struct ibnet_env_op {

@@ -53,6 +53,7 @@ static void usage(FILE *fp)
 	      "  --transport T      rsocket, ipoib, tcp or none (with --env; default\n"
 	      "                     $SLURM_IBNET_TRANSPORT, else default_transport)\n"
 	      "  --[no-]ordered-alltoall  (with --env; default $SLURM_IBNET_ALLTOALL)\n"
+	      "  --tcp-rto-min[=TIME|off]  (with --env; default $SLURM_IBNET_TCP_RTO_MIN)\n"
 	      "  --nodelist LIST    the job's nodes (with --env; default $SLURM_JOB_NODELIST, or\n"
 	      "                     every $SLURM_JOB_NODELIST_HET_GROUP_N of a heterogeneous job)\n"
 	      "  --iface NAME       the interface the node has (with --env; default: look for\n"
@@ -126,6 +127,18 @@ static int do_check(const struct ibnet_config *cfg)
 	       cfg->alltoall_lib ? cfg->alltoall_lib : "none", cfg->a2a.window, cfg->a2a.credits,
 	       cfg->a2a_threshold[IBNET_TCP], cfg->a2a_threshold[IBNET_IPOIB],
 	       cfg->a2a_threshold[IBNET_RSOCKET], cfg->a2a_threshold[IBNET_NONE]);
+	if (cfg->tcp_rto_min_us)
+		printf("tcp_rto_min=%luus\n", cfg->tcp_rto_min_us);
+	else
+		printf("tcp_rto_min=off\n");
+	printf("tcp_rto_min_transports=");
+	for (t = 0, first = 1; t < IBNET_TRANSPORT_COUNT; t++) {
+		if (cfg->tcp_rto_min_default[t]) {
+			printf("%s%s", first ? "" : ",", ibnet_transport_name((enum ibnet_transport)t));
+			first = 0;
+		}
+	}
+	printf("%s\n", first ? "(none)" : "");
 	return 0;
 }
 
@@ -310,7 +323,7 @@ int main(int argc, char **argv)
 {
 	enum { OPT_RULE = 256, OPT_CONFIG, OPT_EXPAND, OPT_CHECK, OPT_PROBE, OPT_ENV, OPT_TRANSPORT,
 	       OPT_ORDERED, OPT_NO_ORDERED, OPT_NODELIST, OPT_IFACE, OPT_SEP, OPT_REPEAT, OPT_HELP,
-	       OPT_VERSION, OPT_SITE, OPT_LINDA };
+	       OPT_VERSION, OPT_SITE, OPT_LINDA, OPT_RTO };
 	static const struct option longopts[] = {
 		{ "rule", required_argument, NULL, OPT_RULE },
 		{ "config", required_argument, NULL, OPT_CONFIG },
@@ -321,6 +334,7 @@ int main(int argc, char **argv)
 		{ "transport", required_argument, NULL, OPT_TRANSPORT },
 		{ "ordered-alltoall", no_argument, NULL, OPT_ORDERED },
 		{ "no-ordered-alltoall", no_argument, NULL, OPT_NO_ORDERED },
+		{ "tcp-rto-min", optional_argument, NULL, OPT_RTO },
 		{ "nodelist", required_argument, NULL, OPT_NODELIST },
 		{ "iface", required_argument, NULL, OPT_IFACE },
 		{ "separator", required_argument, NULL, OPT_SEP },
@@ -361,6 +375,18 @@ int main(int argc, char **argv)
 			opts.ordered = c == OPT_ORDERED;
 			opts.alltoall_given = true;
 			break;
+		case OPT_RTO: {
+			char msg[256];
+
+			opts.rto_site = !optarg || !*optarg;
+			if (!opts.rto_site && ibnet_rto_parse(optarg, "--tcp-rto-min", &opts.rto_us,
+							      msg, sizeof(msg)) < 0) {
+				fprintf(stderr, IBNET_PREFIX "%s\n", msg);
+				return 2;
+			}
+			opts.rto_given = true;
+			break;
+		}
 		case OPT_NODELIST: job.nodelist = optarg; break;
 		case OPT_IFACE: iface = optarg; break;
 		case OPT_SEP: sep = optarg; break;

@@ -6,12 +6,14 @@
 #include "rspreload_calls.h"
 
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <ifaddrs.h>
 #include <link.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,16 +144,63 @@ int ibnet_probe_iface(const char *list, const char *why, char found[IBNET_IFNAME
 	return hit ? 0 : -1;
 }
 
+#ifndef TCP_RTO_MIN_US
+#define TCP_RTO_MIN_US 45	/* Linux 6.15; Debian 12's headers predate it */
+#endif
+
+int ibnet_probe_rto_floor(unsigned long want_us, unsigned long *got_us, char *why, size_t len)
+{
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), v = (int)want_us, got = 0, i;
+	socklen_t glen = sizeof(got);
+
+	*got_us = 0;
+	if (s < 0) {
+		snprintf(why, len, "cannot open a TCP socket to probe TCP_RTO_MIN_US: %m");
+		return -1;
+	}
+	/*
+	 * The kernel takes 2 jiffies to 200 ms (EINVAL outside): below 2 jiffies
+	 * (8 ms at HZ=250, 20 ms at HZ=100) raise the value to what it takes.
+	 */
+	for (i = 0; i < 10; i++) {
+		if (setsockopt(s, IPPROTO_TCP, TCP_RTO_MIN_US, &v, sizeof(v)) == 0)
+			break;
+		if (errno != EINVAL || v >= (int)IBNET_RTO_MIN_HIGH_US)
+			break;
+		v = 2 * v > (int)IBNET_RTO_MIN_HIGH_US ? (int)IBNET_RTO_MIN_HIGH_US : 2 * v;
+	}
+	if (i == 10 || errno == ENOPROTOOPT || errno == EINVAL)
+		snprintf(why, len, "this node's kernel has no TCP_RTO_MIN_US socket option "
+			 "(Linux 6.15 or later)");
+	else if (getsockopt(s, IPPROTO_TCP, TCP_RTO_MIN_US, &got, &glen) < 0 || got <= 0)
+		got = v;	/* set, but not read back: the value given */
+	close(s);
+	*got_us = (unsigned long)(got > 0 ? got : 0);
+	return *got_us ? 0 : -1;
+}
+
 int ibnet_probe_job(const struct ibnet_config *cfg, struct ibnet_job *job,
 		    char iface[IBNET_IFNAME_MAX], struct ibnet_err *err)
 {
 	char why[64];
+	bool paced = job->ordered_alltoall && !job->alltoall_pairwise;
 
-	/* The paced all-to-all, if installed here; else the planner notes the fallback. */
+	/*
+	 * The job preload (paced all-to-all, TCP floor), if installed here;
+	 * else the planner notes the fallback. The floor also needs the kernel's
+	 * socket option: without it the step runs, and its log line says why.
+	 */
 	job->alltoall_path = NULL;
-	if (job->ordered_alltoall && !job->alltoall_pairwise && cfg->alltoall_lib &&
-	    access(cfg->alltoall_lib, R_OK) == 0)
+	job->tcp_rto_floor_us = 0;
+	job->tcp_rto_why_not[0] = '\0';
+	if ((paced || job->tcp_rto_min_us) && cfg->alltoall_lib && access(cfg->alltoall_lib, R_OK) == 0)
 		job->alltoall_path = cfg->alltoall_lib;
+	if (job->tcp_rto_min_us && !job->alltoall_path)
+		snprintf(job->tcp_rto_why_not, sizeof(job->tcp_rto_why_not), "its preload %s is not "
+			 "on this node", cfg->alltoall_lib ? cfg->alltoall_lib : "(alltoall_lib=none)");
+	else if (job->tcp_rto_min_us)
+		ibnet_probe_rto_floor(job->tcp_rto_min_us, &job->tcp_rto_floor_us,
+				      job->tcp_rto_why_not, sizeof(job->tcp_rto_why_not));
 	if (job->transport == IBNET_NONE)
 		return 0;
 	snprintf(why, sizeof(why), "--transport=%s", ibnet_transport_name(job->transport));

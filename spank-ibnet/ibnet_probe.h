@@ -49,6 +49,14 @@ int ibnet_probe_iface(const char *list, const char *why, char found[IBNET_IFNAME
  * skipped if job->iface is already set), and for rsocket librspreload and
  * the gate. Nothing for transport none. 0, or -1 with err set.
  */
+/*
+ * Does this node's kernel take a TCP retransmission floor of want_us on a
+ * process's own sockets (TCP_RTO_MIN_US)? Returns 0 and sets *got_us to the
+ * value it reads back (rounded up to whole jiffies, raised to its minimum),
+ * or -1 with the reason in why.
+ */
+int ibnet_probe_rto_floor(unsigned long want_us, unsigned long *got_us, char *why, size_t len);
+
 struct ibnet_job;
 int ibnet_probe_job(const struct ibnet_config *cfg, struct ibnet_job *job,
 		    char iface[IBNET_IFNAME_MAX], struct ibnet_err *err);

@@ -12,6 +12,45 @@
 #define TRANSPORT_VAR "SLURM_IBNET_TRANSPORT"
 #define ALLTOALL_VAR "SLURM_IBNET_ALLTOALL"
 
+static int resolve_rto_floor(const struct ibnet_config *cfg, const struct ibnet_options *opts,
+			     const char *env, struct ibnet_job *job, struct ibnet_err *err)
+{
+	char msg[256];
+
+	job->tcp_rto_min_us = 0;
+	job->tcp_rto_min_record = false;
+	if (opts->rto_given) {
+		job->tcp_rto_min_source = "--tcp-rto-min";
+		job->tcp_rto_min_record = true;
+		job->tcp_rto_min_us = opts->rto_site ? cfg->tcp_rto_min_us : opts->rto_us;
+	} else if (env) {
+		job->tcp_rto_min_source = IBNET_RTO_ENV_ASK;
+		if (ibnet_rto_parse(env, IBNET_RTO_ENV_ASK, &job->tcp_rto_min_us, msg,
+				    sizeof(msg)) < 0) {
+			ibnet_err_set(err, IBNET_PREFIX "%s", msg);
+			return -1;
+		}
+	} else if (job->ordered_alltoall) {
+		job->tcp_rto_min_source = job->alltoall_source;
+		job->tcp_rto_min_us = cfg->tcp_rto_min_us;
+		return 0;	/* the site's, which may be off */
+	} else if (cfg->tcp_rto_min_default[job->transport]) {
+		job->tcp_rto_min_source = "site default for the transport";
+		job->tcp_rto_min_us = cfg->tcp_rto_min_us;
+		return 0;
+	} else {
+		job->tcp_rto_min_source = "default";
+		return 0;
+	}
+	/* Asked for by the job: a site that switched the floor off says so. */
+	if ((job->tcp_rto_min_us || (opts->rto_given && opts->rto_site)) && !cfg->tcp_rto_min_us) {
+		ibnet_err_set(err, IBNET_PREFIX "%s: this site has switched the TCP retransmission "
+			      "floor off (plugstack.conf tcp_rto_min=off)", job->tcp_rto_min_source);
+		return -1;
+	}
+	return 0;
+}
+
 int ibnet_request_resolve(const struct ibnet_config *cfg, const struct ibnet_options *opts,
 			  ibnet_env_lookup_fn lookup, void *ctx, struct ibnet_job *job,
 			  struct ibnet_err *err)
@@ -50,7 +89,7 @@ int ibnet_request_resolve(const struct ibnet_config *cfg, const struct ibnet_opt
 		job->ordered_alltoall = false;
 		job->alltoall_source = "default";
 	}
-	return 0;
+	return resolve_rto_floor(cfg, opts, lookup(ctx, IBNET_RTO_ENV_ASK), job, err);
 }
 
 size_t ibnet_request_control_env(const struct ibnet_job *job, struct ibnet_control_var vars[2])
@@ -69,8 +108,8 @@ size_t ibnet_request_control_env(const struct ibnet_job *job, struct ibnet_contr
 bool ibnet_request_explicit(const struct ibnet_options *opts, ibnet_env_lookup_fn lookup,
 			    void *ctx)
 {
-	return opts->transport_given || opts->alltoall_given || opts->refused ||
-	       lookup(ctx, TRANSPORT_VAR) || lookup(ctx, ALLTOALL_VAR);
+	return opts->transport_given || opts->alltoall_given || opts->rto_given || opts->refused ||
+	       lookup(ctx, TRANSPORT_VAR) || lookup(ctx, ALLTOALL_VAR) || lookup(ctx, IBNET_RTO_ENV_ASK);
 }
 
 /* A count of nodes Slurm gave in `name`; 0 if absent or not a count. */

@@ -23,14 +23,21 @@ struct ibnet_options {
 	enum ibnet_transport transport;
 	bool alltoall_given;
 	bool ordered;
+	/* --tcp-rto-min[=TIME|off]: rto_site for the bare option (the site's value) */
+	bool rto_given;
+	bool rto_site;
+	unsigned long rto_us;
 	/* An option value this node refused (remote context); fails the step. */
 	bool refused;
 	struct ibnet_err refusal;
 };
 
 /*
- * Fill job->transport, job->ordered_alltoall and their sources from the
- * options, then the environment read through lookup, then cfg's default.
+ * Fill job->transport, job->ordered_alltoall, job->tcp_rto_min_us and their
+ * sources from the options, then the environment read through lookup, then
+ * cfg's defaults. The floor: --tcp-rto-min, else SLURM_IBNET_TCP_RTO_MIN,
+ * else the site's value for an --ordered-alltoall step (the whole remedy for
+ * a lossy switch) or a step on a transport in tcp_rto_min_transports=.
  */
 int ibnet_request_resolve(const struct ibnet_config *cfg, const struct ibnet_options *opts,
 			  ibnet_env_lookup_fn lookup, void *ctx, struct ibnet_job *job,

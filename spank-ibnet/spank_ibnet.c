@@ -70,6 +70,7 @@ static struct ibnet_err step_err;
 
 static int _opt_transport(int val, const char *optarg, int remote);
 static int _opt_ordered(int val, const char *optarg, int remote);
+static int _opt_rto(int val, const char *optarg, int remote);
 
 static struct spank_option ibnet_options[] = {
 	{ "transport", "rsocket|ipoib|tcp|none",
@@ -81,11 +82,18 @@ static struct spank_option ibnet_options[] = {
 	{ "ordered-alltoall", NULL,
 	  "Replace the job's MPI all-to-all with a paced, ordered one (any MPI), "
 	  "which keeps an Ethernet switch without flow control from losing packets. "
-	  "Default: $SLURM_IBNET_ALLTOALL (ordered, pairwise or default).",
+	  "Implies --tcp-rto-min. "
+	  "Default: $SLURM_IBNET_ALLTOALL (ordered, paced, pairwise or default).",
 	  0, 1, _opt_ordered },
 	{ "no-ordered-alltoall", NULL,
 	  "Turn --ordered-alltoall off, e.g. for one step of a job that asked for it.",
 	  0, 0, _opt_ordered },
+	{ "tcp-rto-min", "[TIME|off]",
+	  "Give every TCP socket of the job a retransmission floor (Linux 6.15 or "
+	  "later): a lost packet is resent after milliseconds instead of 200 ms. "
+	  "TIME: 1ms to 200ms, such as 10ms; without it, the site's value. "
+	  "Default: $SLURM_IBNET_TCP_RTO_MIN, else on with --ordered-alltoall.",
+	  2, 0, _opt_rto },
 	SPANK_OPTIONS_TABLE_END
 };
 
@@ -128,6 +136,23 @@ static int _opt_ordered(int val, const char *optarg, int remote)
 	(void)remote;
 	opts.ordered = val == 1;
 	opts.alltoall_given = true;
+	return 0;
+}
+
+/* --tcp-rto-min alone: the site's value (known only once plugstack.conf is read). */
+static int _opt_rto(int val, const char *optarg, int remote)
+{
+	struct ibnet_err err = { "" };
+	char msg[256];
+
+	(void)val;
+	opts.rto_site = !optarg || !*optarg;
+	if (!opts.rto_site &&
+	    ibnet_rto_parse(optarg, "--tcp-rto-min", &opts.rto_us, msg, sizeof(msg)) < 0) {
+		ibnet_err_set(&err, IBNET_PREFIX "%s", msg);
+		return refuse_option(remote, &err);
+	}
+	opts.rto_given = true;
 	return 0;
 }
 

@@ -98,9 +98,14 @@ paced_calls() {
 	assert_line 'SLURM_IBNET_ALLTOALL=pairwise'
 	assert_line 'OMPI_MCA_coll_tuned_alltoall_algorithm=3'
 	assert_line 'MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM=pairwise'
-	assert_output --partial 'OMPI_MCA_coll_tuned_alltoall_algorithm is set by the job: its MPI algorithm choice stands, the paced all-to-all is not preloaded'
+	assert_output --partial 'OMPI_MCA_coll_tuned_alltoall_algorithm is set by the job: its MPI algorithm choice stands, the paced all-to-all stands aside'
+	# The preload still comes for the TCP floor --ordered-alltoall implies;
+	# SLURM_IBNET_ALLTOALL=pairwise keeps its all-to-all out of the way.
+	assert_line "LD_PRELOAD=$A2A"
+	run plan OMPI_MCA_coll_tuned_alltoall_algorithm=3 SLURM_IBNET_TCP_RTO_MIN=off -- --ordered-alltoall
+	assert_line 'SLURM_IBNET_ALLTOALL=pairwise'
 	refute_output --partial "LD_PRELOAD"
-	run plan SLURM_IBNET_ALLTOALL=pairwise -- --transport=tcp --nodelist c1-1
+	run plan SLURM_IBNET_ALLTOALL=pairwise SLURM_IBNET_TCP_RTO_MIN=off -- --transport=tcp --nodelist c1-1
 	assert_line 'SLURM_IBNET_ALLTOALL=pairwise'
 	assert_line 'OMPI_MCA_coll_tuned_alltoall_algorithm=2'
 	refute_output --partial "$A2A"
@@ -152,11 +157,32 @@ paced_calls() {
 	done
 }
 
-@test "what the scheme does not take goes to the MPI: in place, 2 ranks, one node, MPI_THREAD_MULTIPLE, below the threshold" {
+@test "the fan-in rule: 4 KiB per pair is paced on 8 nodes (28 KiB converge on a port), not on 4 (12 KiB), at the default threshold" {
+	# The bytes per pair are below the 0.4 threshold (16 KiB) in both runs.
+	THRESHOLD=16k run ompi 8 1 "$BUILD/bench/a2a_bench" 0.05 4096
+	assert_success
+	assert_line --regexp '^RESULT size=4096 ranks=8 '
+	assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoall: [0-9]+ calls: [1-9][0-9]* paced$'
+	THRESHOLD=16k run ompi 4 1 "$BUILD/bench/a2a_bench" 0.05 4096
+	assert_success
+	assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoall: [0-9]+ calls: 0 paced, [0-9]+ below the threshold$'
+	# Two pretend nodes of 4 ranks: 4 x 4 pairs of 1 KiB converge, 16 KiB.
+	THRESHOLD=16k run ompi 8 4 "$BUILD/bench/a2a_bench" 0.05 1024
+	assert_success
+	assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoall: [0-9]+ calls: [1-9][0-9]* paced$'
+}
+
+@test "what the scheme does not take goes to the MPI: in place, one node, MPI_THREAD_MULTIPLE, below the threshold" {
 	run ompi 4 1 "$BUILD/tests/a2a_check.openmpi" 5 40
 	assert_success
 	assert_output --regexp 'rank 0: MPI_Alltoall: [0-9]+ calls: [0-9]+ paced, .*[0-9]+ MPI_IN_PLACE'
-	assert_output --regexp 'rank 0: MPI_Alltoall: [0-9]+ calls: [0-9]+ paced, .*[0-9]+ 2 ranks or fewer'
+	# 2 ranks on 2 nodes are one flow, paced too (0.5: one flow overflows a
+	# shallow port in slow start); none is handed over for its size alone.
+	run ompi 2 1 "$BUILD/tests/a2a_check.openmpi" 5 20
+	assert_success
+	assert_line 'CHECK cases=20 ranks=2 failures=0'
+	[ "$(paced_calls "$output")" -gt 0 ]
+	refute_output --partial '2 ranks or fewer'
 	run ompi 4 4 "$BUILD/tests/a2a_check.openmpi" 5 20
 	assert_success
 	assert_output --regexp 'rank 0: MPI_Alltoall: [0-9]+ calls: 0 paced, .*all ranks on one node'
@@ -209,9 +235,11 @@ paced_calls() {
 	done
 	run env LD_PRELOAD="$A2A" bash -c 'grep -c libmpi /proc/self/maps'
 	assert_output 0
-	# It defines the MPI all-to-all names and nothing else, and needs no libmpi.
+	# It defines the MPI all-to-all names and socket() (the TCP floor,
+	# tests/unit/tcp-floor.bats), nothing else, and needs no libmpi.
 	run nm -D --defined-only "$A2A"
-	[ "$(grep -c ' T ' <<<"$output")" -eq 10 ]
+	[ "$(grep -c ' T ' <<<"$output")" -eq 11 ]
+	assert_line --regexp ' T socket$'
 	run readelf -d "$A2A"
 	refute_output --partial 'libmpi'
 }

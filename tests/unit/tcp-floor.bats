@@ -1,0 +1,130 @@
+#!/usr/bin/env bats
+# The TCP retransmission floor without Slurm: what the plugin plans
+# (ibnet-hosts --env runs the plugin's own code, its kernel probe included)
+# and what the preload does to real sockets on this machine's kernel.
+# tests/cluster/38-tcp-floor.bats checks connections between test nodes.
+
+load ../helpers/common
+
+A2A=$BUILD/libibnet-alltoall.so
+HIDE=$BUILD/tests/libhide-rto-min.so
+
+setup() {
+	CONF="ib_hostname=$PAPER_RULE rsgate=$RSGATE alltoall_lib=$A2A"
+	# Linux 6.15 and later: the machine's kernel must have the option for the
+	# tests that expect a floor (the hidden-kernel test covers the rest).
+	python3 -c 'import socket; s = socket.socket(); s.setsockopt(6, 45, 10000)' 2>/dev/null ||
+		skip "this kernel has no TCP_RTO_MIN_US (Linux 6.15 or later)"
+}
+
+# rto PRELOAD-ENV...: tcpi_rto (us) of both ends of a loopback connection.
+rto() {
+	env "$@" python3 -c '
+import socket, struct
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(1)
+c = socket.create_connection(l.getsockname()); s, _ = l.accept()
+rto = lambda x: struct.unpack_from("I", x.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104), 8)[0]
+print("client=%d accepted=%d" % (rto(c), rto(s)))'
+}
+
+@test "the preload gives every TCP socket the floor in SLURM_IBNET_TCP_RTO_MIN_US, accepted ones too; without it Linux's 200 ms stays" {
+	run rto LD_PRELOAD="$A2A" SLURM_IBNET_TCP_RTO_MIN_US=12000 SLURM_IBNET_ALLTOALL_REPORT=1
+	assert_success
+	[[ "$output" =~ client=([0-9]+)\ accepted=([0-9]+) ]]
+	[ "${BASH_REMATCH[1]}" -lt 50000 ] && [ "${BASH_REMATCH[2]}" -lt 50000 ]
+	assert_output --regexp 'spank-ibnet tcp: pid [0-9]+: 2 TCP sockets given a 12000 us retransmission floor'
+	# Preloaded but not asked (SLURM_IBNET_TCP_RTO_MIN_US unset): inert.
+	run rto LD_PRELOAD="$A2A" SLURM_IBNET_ALLTOALL_REPORT=1
+	assert_success
+	[[ "$output" =~ client=([0-9]+)\ accepted=([0-9]+) ]]
+	[ "${BASH_REMATCH[1]}" -ge 200000 ] && [ "${BASH_REMATCH[2]}" -ge 200000 ]
+	refute_output --partial 'spank-ibnet tcp'
+	run rto LD_PRELOAD="$A2A" SLURM_IBNET_TCP_RTO_MIN_US=fast
+	assert_output --partial "spank-ibnet tcp: SLURM_IBNET_TCP_RTO_MIN_US='fast' is not a number of microseconds (1000 to 200000); no retransmission floor"
+	[[ "$output" =~ client=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 200000 ]
+}
+
+@test "--ordered-alltoall brings the floor the kernel takes; a job that asks for nothing gets nothing" {
+	run plan -- --transport=tcp --ordered-alltoall --nodelist 'c1-[1-2]'
+	assert_success
+	assert_line "LD_PRELOAD=$A2A"
+	# 10 ms asked; the kernel reads back whole jiffies (12 ms at HZ=250).
+	assert_line --regexp '^SLURM_IBNET_TCP_RTO_MIN_US=1[0-9]000$'
+	assert_output --regexp 'TCP retransmission floor 1[0-9]000 us \(--ordered-alltoall\)'
+	run plan --
+	assert_success
+	assert_output --partial 'environment untouched'
+	refute_output --partial 'SLURM_IBNET'
+	refute_output --partial 'LD_PRELOAD'
+}
+
+@test "--tcp-rto-min alone (Linda over tcp): the floor without the paced all-to-all, recorded for later steps; off turns it off" {
+	run plan -- --transport=tcp --tcp-rto-min=20ms --nodelist 'c1-[1-2]'
+	assert_success
+	assert_line 'SLURM_IBNET_TCP_RTO_MIN=20ms'
+	assert_line 'SLURM_IBNET_TCP_RTO_MIN_US=20000'
+	assert_line 'SLURM_IBNET_ALLTOALL=default'
+	assert_line "LD_PRELOAD=$A2A"
+	refute_output --partial 'SLURM_IBNET_ALLTOALL_WINDOW'
+	run plan -- --tcp-rto-min
+	assert_line --regexp '^SLURM_IBNET_TCP_RTO_MIN=10ms$'
+	run plan -- --ordered-alltoall --tcp-rto-min=off
+	assert_line 'SLURM_IBNET_TCP_RTO_MIN=off'
+	refute_output --partial 'SLURM_IBNET_TCP_RTO_MIN_US'
+	# The job's variable is its default, like --transport's.
+	run plan SLURM_IBNET_TCP_RTO_MIN=30 -- --transport=tcp
+	assert_line 'SLURM_IBNET_TCP_RTO_MIN_US=32000'
+}
+
+@test "the floor is bounded: 1 ms to 200 ms; bad values are refused naming option and value; a site can switch it off or make it a transport's default" {
+	run "$IBNET_HOSTS" --config "$CONF" --env --tcp-rto-min=300ms
+	assert_failure
+	assert_output "spank-ibnet: --tcp-rto-min: '300ms' is not a retransmission floor (1ms to 200ms, such as 10ms or 8000us, or off)"
+	run plan SLURM_IBNET_TCP_RTO_MIN=soon -- --transport=tcp
+	assert_failure
+	assert_output --partial "SLURM_IBNET_TCP_RTO_MIN: 'soon' is not a retransmission floor"
+	run "$IBNET_HOSTS" --config "tcp_rto_min=0" --check
+	assert_failure
+	assert_output --partial "plugstack.conf: tcp_rto_min: '0' is not a retransmission floor"
+	CONF="$CONF tcp_rto_min=off"
+	run plan -- --tcp-rto-min
+	assert_failure
+	assert_output --partial '--tcp-rto-min: this site has switched the TCP retransmission floor off (plugstack.conf tcp_rto_min=off)'
+	run plan -- --transport=tcp --ordered-alltoall
+	assert_success
+	refute_output --partial 'SLURM_IBNET_TCP_RTO_MIN_US'
+	assert_output --partial 'no TCP retransmission floor: the site has it off (tcp_rto_min=off)'
+	CONF="ib_hostname=$PAPER_RULE rsgate=$RSGATE alltoall_lib=$A2A tcp_rto_min=40ms tcp_rto_min_transports=tcp"
+	run plan -- --transport=tcp
+	assert_line 'SLURM_IBNET_TCP_RTO_MIN_US=40000'
+	run plan -- --transport=ipoib
+	refute_output --partial 'SLURM_IBNET_TCP_RTO_MIN_US'
+	run "$IBNET_HOSTS" --config "tcp_rto_min_transports=none" --check
+	assert_failure
+	assert_output --partial "tcp_rto_min_transports='none': 'none' is the step that asks for nothing"
+}
+
+@test "a job's own SLURM_IBNET_TCP_RTO_MIN_US stands if it is valid, and refuses the step with a sentence if not" {
+	run plan SLURM_IBNET_TCP_RTO_MIN_US=50000 -- --ordered-alltoall
+	assert_success
+	assert_line 'SLURM_IBNET_TCP_RTO_MIN_US=50000'
+	run plan SLURM_IBNET_TCP_RTO_MIN_US=5 -- --ordered-alltoall
+	assert_failure
+	assert_output --partial "SLURM_IBNET_TCP_RTO_MIN_US: '5' is not a number of microseconds (1000 to 200000)"
+}
+
+@test "a kernel without TCP_RTO_MIN_US (hidden from the probe): the step runs without the floor, and the log line says why" {
+	run env LD_PRELOAD="$HIDE" "$IBNET_HOSTS" --config "$CONF" --env --transport=tcp --iface eth0 \
+		--ordered-alltoall --nodelist c1-1
+	assert_success
+	assert_output --partial "no TCP retransmission floor (--ordered-alltoall): this node's kernel has no TCP_RTO_MIN_US socket option (Linux 6.15 or later); the step's sockets keep Linux's 200 ms"
+	refute_output --partial 'SLURM_IBNET_TCP_RTO_MIN_US'
+	# The paced all-to-all is still preloaded (after the test's own preload,
+	# which the plan takes for the user's): the floor is the only loss.
+	assert_output --partial "export LD_PRELOAD='$HIDE:$A2A'"
+	run env LD_PRELOAD="$HIDE" "$IBNET_HOSTS" --config "$CONF" --env --transport=tcp --iface eth0 \
+		--tcp-rto-min
+	assert_success
+	refute_output --partial "$A2A"
+	assert_output --partial "no TCP retransmission floor (--tcp-rto-min): this node's kernel has no TCP_RTO_MIN_US"
+}
