@@ -110,7 +110,12 @@ EOF
 	assert_success
 	assert_line 'paced libibnet-alltoall.so 16384 unset unset'
 	# Asked for by name, the MPI's own pairwise, as before 0.4.0.
-	SLURM_IBNET_ALLTOALL=pairwise run timeout 60 srun -N2 bash -c 'echo "$SLURM_IBNET_ALLTOALL ${LD_PRELOAD-unset} $OMPI_MCA_coll_tuned_alltoall_algorithm $MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM"'
+	# The job preload comes for the TCP floor an ordered step implies (0.5);
+	# SLURM_IBNET_ALLTOALL=pairwise keeps its all-to-all out of the way.
+	SLURM_IBNET_ALLTOALL=pairwise run timeout 60 srun -N2 bash -c 'echo "$SLURM_IBNET_ALLTOALL ${LD_PRELOAD##*/} $OMPI_MCA_coll_tuned_alltoall_algorithm $MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM"'
+	assert_success
+	assert_line 'pairwise libibnet-alltoall.so 2 pairwise'
+	SLURM_IBNET_ALLTOALL=pairwise SLURM_IBNET_TCP_RTO_MIN=off run timeout 60 srun -N2 bash -c 'echo "$SLURM_IBNET_ALLTOALL ${LD_PRELOAD-unset} $OMPI_MCA_coll_tuned_alltoall_algorithm $MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM"'
 	assert_success
 	assert_line 'pairwise unset 2 pairwise'
 	run timeout 60 srun -N1 bash -c 'echo "${SLURM_IBNET_ALLTOALL-unset} ${OMPI_MCA_coll_tuned_alltoall_algorithm-unset}"'
