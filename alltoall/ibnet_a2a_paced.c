@@ -48,13 +48,14 @@ enum route {
 			   or a step that did not ask (SLURM_IBNET_ALLTOALL=default) */
 	THREADS,	/* MPI_THREAD_MULTIPLE: collectives may run concurrently */
 	INTERCOMM,
+	ONE_RANK,	/* a communicator of one rank: a copy, nothing on the wire */
 	IN_PLACE,
 	BELOW,		/* the bytes converging on a node's port stay below the threshold */
 	ONE_NODE,	/* every rank on one node: shared memory, no port to pace */
 	ROUTES
 };
 static const char *const route_name[ROUTES] = {
-	"paced", "switched off", "MPI_THREAD_MULTIPLE", "inter-communicator",
+	"paced", "switched off", "MPI_THREAD_MULTIPLE", "inter-communicator", "one rank",
 	"MPI_IN_PLACE", "below the threshold", "all ranks on one node",
 };
 static unsigned long served[2][ROUTES];	/* [0] alltoall, [1] alltoallv */
@@ -261,7 +262,7 @@ static void init_once(void)
  * MPI_IN_PLACE on all ranks or none, and equal type signatures). */
 static enum route common_route(MPI_Comm comm, const void *sendbuf)
 {
-	int inter = 0, provided = MPI_THREAD_SINGLE;
+	int inter = 0, size = 0, provided = MPI_THREAD_SINGLE;
 
 	pthread_once(&once, init_once);
 	if (!enabled)
@@ -272,6 +273,9 @@ static enum route common_route(MPI_Comm comm, const void *sendbuf)
 	PMPI_Comm_test_inter(comm, &inter);
 	if (inter)
 		return INTERCOMM;
+	PMPI_Comm_size(comm, &size);
+	if (size < 2)
+		return ONE_RANK;
 	if (sendbuf == MPI_IN_PLACE)
 		return IN_PLACE;
 	return PACED;

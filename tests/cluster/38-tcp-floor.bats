@@ -57,6 +57,19 @@ pair_job() {
 	done < <(grep '^RTO ' <<<"$output")
 }
 
+@test "sbatch --tcp-rto-min without a value: the site's floor in the batch script and its srun steps" {
+	# sbatch hands an optional argument it was not given to the steps as "(null)".
+	run pair_job 5615 -w c1-[1-2] --transport=tcp --tcp-rto-min
+	assert_success
+	assert_line --regexp '^got 1[0-9]000$'
+	[ "$(grep -c '^RTO ' <<<"$output")" = 2 ]
+	local line
+	while read -r line; do
+		us=$(sed -n 's/.* rto_us=\([0-9]*\).*/\1/p' <<<"$line")
+		[ "$us" -lt 100000 ] || { echo "no floor: $line"; return 1; }
+	done < <(grep '^RTO ' <<<"$output")
+}
+
 @test "a node whose kernel lacks TCP_RTO_MIN_US runs the step without the floor, logs why, and stays up" {
 	printf '#!/bin/bash\necho "got ${SLURM_IBNET_TCP_RTO_MIN_US:-none}"\nsrun -n2 %s c1-3 5614\n' \
 		"$PAIR" > "$BATS_TEST_TMPDIR/job.sh"

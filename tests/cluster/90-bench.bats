@@ -28,9 +28,10 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(rows) > 20, len(rows)
 kinds = {r["bench"] for r in rows}
-assert kinds == {"alltoall", "alltoall-paced-calls", "pingpong", "linda", "srun-overhead", "hostmap"}, kinds
+assert kinds == {"alltoall", "alltoall-paced-calls", "alltoall-fanin-check", "pingpong", "linda",
+                 "linda-lossy", "srun-overhead", "hostmap"}, kinds
 for r in rows:
-    assert None not in r.values() and len(r) == 12, r
+    assert None not in r.values() and len(r) == 14, r
     assert float(r["median_s"]) > 0, r
     int(r["nodes"]); int(r["size_bytes"]); int(r["drops"])
 a2a = {(r["scenario"], r["alltoall"]) for r in rows if r["bench"] == "alltoall"}
@@ -43,6 +44,13 @@ assert all(float(r["median_s"]) > 0 for r in calls), calls
 # Two ranks per node ran too (4 x 2 on gige-lossy).
 assert any(r["scenario"] == "gige-lossy" and int(r["ranks"]) == 2 * int(r["nodes"]) for r in paced)
 assert {r["transport"] for r in rows if r["bench"] == "linda"} == {"tcp", "ipoib", "rsocket"}
+# The fan-in rule paced every 4 KiB call on 4 x 2 (the bench itself fails otherwise).
+fanin = [r for r in rows if r["bench"] == "alltoall-fanin-check"]
+assert len(fanin) == 1 and int(fanin[0]["size_bytes"]) == 4096 and float(fanin[0]["median_s"]) >= int(fanin[0]["reps"]) > 0, fanin
+# The Linda farm on gige-lossy, without and with the floor (which the bench saw applied).
+lossy = [r for r in rows if r["bench"] == "linda-lossy"]
+assert {r["alltoall"] for r in lossy} == {"tcp", "floor"}, lossy
+assert all(int(r["timeouts"]) >= 0 for r in lossy), lossy
 print("ok")
 EOF
 	assert_success
@@ -70,6 +78,8 @@ EOF
 	assert_line --regexp '^\| tcp \(gige-fc\) \| '
 	assert_line --regexp '^\| 2 \| [0-9.]+ (ms|s) \| [0-9.]+ \| '
 	assert_output --regexp 'Ratio of medians: [0-9.]+'
+	assert_output --partial 'congestion control is CUBIC'
+	assert_line --regexp '^\| `--transport=tcp --tcp-rto-min` \| [0-9.]+ (ms|s) '
 	assert_output --regexp '10,000 hosts.*median [0-9.]+ ms'
 }
 
