@@ -2,7 +2,8 @@
  * ibnet_a2a_dispatch.c - libibnet-alltoall.so, what --ordered-alltoall preloads.
  *
  * One preload serves every MPI: it defines MPI_Alltoall, MPI_Alltoallv and
- * their Fortran names, and nothing else. It does not link libmpi and does
+ * their Fortran names, and socket() for the TCP floor (ibnet_tcp_floor.c),
+ * nothing else. It does not link libmpi and does
  * nothing when loaded, so bash, srun or python without MPI run exactly as
  * without it. On the first call (by then an MPI is in the process) it asks
  * the MPI which it is (MPI_Get_library_version) and loads the paced
@@ -21,6 +22,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if !defined(__x86_64__) && !defined(__aarch64__)
@@ -74,9 +76,16 @@ static void resolve(void)
 {
 	Dl_info self;
 	char path[4096];
-	const char *build = abi_build();
+	const char *build, *scheme = getenv("SLURM_IBNET_ALLTOALL");
 	void *lib;
 
+	/* Preloaded for the TCP floor alone: the MPI's own, and nothing said. */
+	if (scheme && strcmp(scheme, "paced") != 0 && strcmp(scheme, "ordered") != 0) {
+		c_alltoall = (c_alltoall_fn)dlsym(RTLD_DEFAULT, "PMPI_Alltoall");
+		c_alltoallv = (c_alltoallv_fn)dlsym(RTLD_DEFAULT, "PMPI_Alltoallv");
+		return;
+	}
+	build = abi_build();
 	if (build && dladdr((void *)resolve, &self) && self.dli_fname) {
 		const char *slash = strrchr(self.dli_fname, '/');
 		int dir = slash ? (int)(slash - self.dli_fname) : 1;

@@ -44,8 +44,7 @@ enum { TAG_LOCAL = 1, TAG_CREDIT = 2, TAG_DATA = 3 };
 /* Why a call went where it went; counted per process for the report. */
 enum route {
 	PACED,
-	OFF,		/* SLURM_IBNET_ALLTOALL_PACED=0, a bad setting, the user's MPI choice,
-			   or a step that did not ask (SLURM_IBNET_ALLTOALL=default) */
+	OFF,		/* SLURM_IBNET_ALLTOALL_PACED=0, a bad setting, or the user's MPI choice */
 	THREADS,	/* MPI_THREAD_MULTIPLE: collectives may run concurrently */
 	INTERCOMM,
 	ONE_RANK,	/* a communicator of one rank: a copy, nothing on the wire */
@@ -111,13 +110,6 @@ static void read_settings(void)
 	if (report)
 		atexit(print_report);
 	if ((v = getenv(IBNET_A2A_ENV_PACED)) && strcmp(v, "0") == 0) {
-		enabled = false;
-		return;
-	}
-	/* The plugin preloads us for the TCP floor alone too: then the step's
-	 * all-to-all is "default" (or "pairwise"), and the MPI's own runs. */
-	if ((v = getenv("SLURM_IBNET_ALLTOALL")) && strcmp(v, "paced") != 0 &&
-	    strcmp(v, "ordered") != 0) {
 		enabled = false;
 		return;
 	}
@@ -293,6 +285,15 @@ static enum route fanin_route(const struct comm_info *ci, unsigned long pair_byt
 {
 	unsigned long fanin;
 
+	/*
+	 * Under IBNET_A2A_PAIR_MIN per pair the MPI's own runs whatever the
+	 * fan-in (threshold 0 aside: "pace everything"). With many ranks per
+	 * node the fan-in of tiny blocks reaches the threshold, but the MPI's
+	 * small-message algorithms (Bruck) send log2(P) combined messages, not
+	 * P, and one credit round trip per block would cost more than it saves.
+	 */
+	if (settings.threshold && pair_bytes < IBNET_A2A_PAIR_MIN)
+		return BELOW;
 	if (__builtin_mul_overflow(pair_bytes, ci->fanin_pairs, &fanin))
 		fanin = (unsigned long)-1;
 	return fanin < settings.threshold ? BELOW : PACED;

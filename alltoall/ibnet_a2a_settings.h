@@ -28,6 +28,10 @@
 #define IBNET_A2A_THRESHOLD_DEFAULT (16ul * 1024)
 #define IBNET_A2A_THRESHOLD_IB_DEFAULT (32ul * 1024)
 
+/* Bytes per pair under which no call is paced (a guard for many ranks per
+ * node, not measured here: ibnet_a2a_paced.c, fanin_route). */
+#define IBNET_A2A_PAIR_MIN 1024ul
+
 #define IBNET_A2A_WINDOW_MIN 1024ul
 #define IBNET_A2A_WINDOW_MAX (64ul * 1024 * 1024)
 #define IBNET_A2A_CREDITS_MAX 64u
@@ -78,7 +82,9 @@ extern const char *const ibnet_a2a_user_choice[];
  * site's value. The plugin puts what the node's kernel accepted, in
  * microseconds, in SLURM_IBNET_TCP_RTO_MIN_US, which the preload reads.
  * Bounds: Linux takes 2 jiffies (8 ms at HZ=250) to 200 ms, its default;
- * a smaller value is raised to what the kernel takes. The default, 10 ms,
+ * the plugin's probe raises a smaller value to what the kernel takes
+ * (ibnet_probe_rto_floor), and the kernel rounds up to whole jiffies (10 ms
+ * reads back as 12 ms at HZ=250). The default, 10 ms,
  * is from the bench (docs/benchmarks.md, "The retransmission floor").
  */
 #define IBNET_RTO_ENV_ASK "SLURM_IBNET_TCP_RTO_MIN"

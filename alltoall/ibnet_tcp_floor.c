@@ -16,8 +16,10 @@
  * Inert unless asked: no constructor, nothing runs until the process
  * creates a socket, and with the variable unset socket() is just the next
  * library's. The call goes on to the next socket() in the preload chain
- * (the rsocket gate, librspreload or the C library), so an rsocket job's
- * sockets that fall back to TCP get the floor too.
+ * (the rsocket gate, librspreload or the C library). In an rsocket job the
+ * programs the gate sends to the kernel get the floor; rsockets do not need
+ * it (the setsockopt is refused there), and a socket librspreload makes
+ * itself when it falls back to TCP at connect() does not get it.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -51,7 +53,7 @@ static void report(void)
 	if (floored || refused)
 		fprintf(stderr, "spank-ibnet tcp: pid %d: %lu TCP socket%s given a %d us "
 			"retransmission floor%s\n", (int)getpid(), floored, floored == 1 ? "" : "s",
-			floor_us, refused ? " (the kernel refused it on some)" : "");
+			floor_us, refused ? " (refused on some: rsockets, or the kernel)" : "");
 }
 
 static void init(void)

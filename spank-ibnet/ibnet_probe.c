@@ -150,8 +150,9 @@ int ibnet_probe_iface(const char *list, const char *why, char found[IBNET_IFNAME
 
 int ibnet_probe_rto_floor(unsigned long want_us, unsigned long *got_us, char *why, size_t len)
 {
-	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), v = (int)want_us, got = 0, i;
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), v = (int)want_us, got = 0, e = 0;
 	socklen_t glen = sizeof(got);
+	bool set = false;
 
 	*got_us = 0;
 	if (s < 0) {
@@ -159,24 +160,29 @@ int ibnet_probe_rto_floor(unsigned long want_us, unsigned long *got_us, char *wh
 		return -1;
 	}
 	/*
-	 * The kernel takes 2 jiffies to 200 ms (EINVAL outside): below 2 jiffies
-	 * (8 ms at HZ=250, 20 ms at HZ=100) raise the value to what it takes.
+	 * The kernel takes 2 jiffies to 200 ms and refuses less with EINVAL: a
+	 * smaller value is raised, a millisecond at a time, to what it takes
+	 * (8 ms at HZ=250, 20 ms at HZ=100; at most 200 tries of one call each).
 	 */
-	for (i = 0; i < 10; i++) {
-		if (setsockopt(s, IPPROTO_TCP, TCP_RTO_MIN_US, &v, sizeof(v)) == 0)
+	for (; v <= (int)IBNET_RTO_MIN_HIGH_US; v += 1000) {
+		if (setsockopt(s, IPPROTO_TCP, TCP_RTO_MIN_US, &v, sizeof(v)) == 0) {
+			set = true;
 			break;
-		if (errno != EINVAL || v >= (int)IBNET_RTO_MIN_HIGH_US)
+		}
+		e = errno;
+		if (e != EINVAL)
 			break;
-		v = 2 * v > (int)IBNET_RTO_MIN_HIGH_US ? (int)IBNET_RTO_MIN_HIGH_US : 2 * v;
 	}
-	if (i == 10 || errno == ENOPROTOOPT || errno == EINVAL)
-		snprintf(why, len, "this node's kernel has no TCP_RTO_MIN_US socket option "
-			 "(Linux 6.15 or later)");
-	else if (getsockopt(s, IPPROTO_TCP, TCP_RTO_MIN_US, &got, &glen) < 0 || got <= 0)
+	if (set && (getsockopt(s, IPPROTO_TCP, TCP_RTO_MIN_US, &got, &glen) < 0 || got <= 0))
 		got = v;	/* set, but not read back: the value given */
 	close(s);
-	*got_us = (unsigned long)(got > 0 ? got : 0);
-	return *got_us ? 0 : -1;
+	if (!set && (e == ENOPROTOOPT || e == EINVAL))
+		snprintf(why, len, "this node's kernel has no TCP_RTO_MIN_US socket option "
+			 "(Linux 6.15 or later)");
+	else if (!set)
+		snprintf(why, len, "the kernel refused TCP_RTO_MIN_US: %s", strerror(e));
+	*got_us = set ? (unsigned long)got : 0;
+	return set ? 0 : -1;
 }
 
 int ibnet_probe_job(const struct ibnet_config *cfg, struct ibnet_job *job,

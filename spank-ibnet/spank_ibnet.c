@@ -92,7 +92,8 @@ static struct spank_option ibnet_options[] = {
 	  "Give every TCP socket of the job a retransmission floor (Linux 6.15 or "
 	  "later): a lost packet is resent after milliseconds instead of 200 ms. "
 	  "TIME: 1ms to 200ms, such as 10ms; without it, the site's value. "
-	  "Default: $SLURM_IBNET_TCP_RTO_MIN, else on with --ordered-alltoall.",
+	  "Default: $SLURM_IBNET_TCP_RTO_MIN, else on with --ordered-alltoall or on "
+	  "the transports the site lists (tcp_rto_min_transports).",
 	  2, 0, _opt_rto },
 	SPANK_OPTIONS_TABLE_END
 };
@@ -334,7 +335,7 @@ static void plan_step(spank_t sp, struct ibnet_job *job, char iface[IBNET_IFNAME
 		goto refused;
 	step_planned = true;
 	summary = ibnet_env_plan_describe(job, &step_plan);
-	if (job->transport == IBNET_NONE && !job->ordered_alltoall)
+	if (job->transport == IBNET_NONE && !job->ordered_alltoall && !job->tcp_rto_min_us)
 		slurm_verbose(IBNET_PREFIX "%s: %s", name, summary ? summary : "transport=none");
 	else
 		slurm_info(IBNET_PREFIX "%s: %s", name, summary ? summary : "(out of memory)");

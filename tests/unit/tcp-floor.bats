@@ -71,6 +71,15 @@ print("client=%d accepted=%d" % (rto(c), rto(s)))'
 	run plan -- --ordered-alltoall --tcp-rto-min=off
 	assert_line 'SLURM_IBNET_TCP_RTO_MIN=off'
 	refute_output --partial 'SLURM_IBNET_TCP_RTO_MIN_US'
+	# Below the kernel's 2 jiffies (8 ms at HZ=250) the probe raises it to what
+	# the kernel takes; the kernel refuses 1 ms itself.
+	run plan -- --transport=tcp --tcp-rto-min=1ms
+	assert_success
+	assert_line --regexp '^SLURM_IBNET_TCP_RTO_MIN_US=[0-9]+$'
+	local got
+	got=$(sed -n 's/^SLURM_IBNET_TCP_RTO_MIN_US=//p' <<<"$output")
+	[ "$got" -ge 2000 ] && [ "$got" -le 20000 ]
+	refute_output --partial 'no TCP retransmission floor'
 	# The job's variable is its default, like --transport's.
 	run plan SLURM_IBNET_TCP_RTO_MIN=30 -- --transport=tcp
 	assert_line 'SLURM_IBNET_TCP_RTO_MIN_US=32000'
