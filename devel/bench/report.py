@@ -193,10 +193,10 @@ def apps_section(rows, lines):
     lines.append("## Real applications on lossy and loss-free switches\n")
     lines.append(
         "Two codes from Debian that nobody here wrote, one rank per node, on 4 and 8 "
-        "simulated nodes: Quantum ESPRESSO's `pw.x` (bulk silicon, 8 atoms, 100 Ry, a "
-        "Troullier-Martins PBE pseudopotential that `ld1.x` makes at bench time, 9 SCF "
-        "iterations; its 3D FFTs call Fortran `mpi_alltoall` about 1,100 times per run, "
-        "15 KiB per pair on 8 ranks and 60 KiB on 4) and GROMACS `gmx_mpi` (the 6,495-atom "
+        "simulated nodes: Quantum ESPRESSO's `pw.x` (bulk silicon, 8 atoms, 80 Ry, a "
+        "Troullier-Martins PBE pseudopotential that `ld1.x` makes at bench time, 5 SCF "
+        "iterations; its 3D FFTs call Fortran `mpi_alltoall` about 600 times per run, "
+        "11 KiB per pair on 8 ranks and 40 KiB on 4) and GROMACS `gmx_mpi` (the 6,495-atom "
         "water box, PME on every rank, 300 steps, `-reprod`). Every variant is what a user "
         "asks the plugin for, with the scenario's `--transport`. *Time* is the wall time of "
         "`mpirun`, median (min-max) of the rounds; *vs gige-fc* divides it by the same "
