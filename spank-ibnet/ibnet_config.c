@@ -148,8 +148,13 @@ static int set_checked(char **slot, const char *key, const char *value,
 	return *slot ? 0 : -1;
 }
 
-static int set_allowed(struct ibnet_config *cfg, const char *value,
-		       struct ibnet_err *err)
+/*
+ * A comma list of transports (allowed=, tcp_rto_min_transports=) into
+ * set[]; *count is how many were named. The source names the key in errors.
+ */
+static int parse_transport_set(const char *value, const char *source,
+			       bool set[IBNET_TRANSPORT_COUNT], size_t *count,
+			       struct ibnet_err *err)
 {
 	struct ibnet_strvec names = { 0 };
 	size_t i;
@@ -157,21 +162,33 @@ static int set_allowed(struct ibnet_config *cfg, const char *value,
 
 	if (ibnet_strvec_split(&names, value, ",") < 0)
 		return -1;
-	memset(cfg->allowed, 0, sizeof(cfg->allowed));
+	memset(set, 0, sizeof(bool) * IBNET_TRANSPORT_COUNT);
 	for (i = 0; i < names.n && rc == 0; i++) {
 		enum ibnet_transport t;
 
-		rc = ibnet_transport_parse(names.v[i], "transport in plugstack.conf allowed=", &t, err);
+		rc = ibnet_transport_parse(names.v[i], source, &t, err);
 		if (rc == 0)
-			cfg->allowed[t] = true;
+			set[t] = true;
 	}
-	if (rc == 0 && names.n == 0) {
-		ibnet_err_set(err, IBNET_PREFIX "plugstack.conf: allowed= is empty "
-			      "(expected a comma list of " IBNET_TRANSPORTS_EXPECTED ")");
-		rc = -1;
-	}
+	*count = names.n;
 	ibnet_strvec_free(&names);
 	return rc;
+}
+
+static int set_allowed(struct ibnet_config *cfg, const char *value,
+		       struct ibnet_err *err)
+{
+	size_t n = 0;
+
+	if (parse_transport_set(value, "transport in plugstack.conf allowed=", cfg->allowed, &n,
+				err) < 0)
+		return -1;
+	if (n == 0) {
+		ibnet_err_set(err, IBNET_PREFIX "plugstack.conf: allowed= is empty "
+			      "(expected a comma list of " IBNET_TRANSPORTS_EXPECTED ")");
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -204,7 +221,7 @@ static int set_thresholds(struct ibnet_config *cfg, const char *value, struct ib
 
 		if (!colon) {
 			ibnet_err_set(err, IBNET_PREFIX "plugstack.conf: alltoall_threshold=%s: expected "
-				      "a size, or transport:size,... such as tcp:16k,ipoib:32k",
+				      "a size, or transport:size,... such as tcp:16k,ipoib:128k",
 				      ibnet_quote(value));
 			rc = -1;
 			break;
@@ -231,29 +248,18 @@ static int set_thresholds(struct ibnet_config *cfg, const char *value, struct ib
 /* tcp_rto_min_transports=tcp,ipoib: steps on these get the floor unasked. */
 static int set_rto_transports(struct ibnet_config *cfg, const char *value, struct ibnet_err *err)
 {
-	struct ibnet_strvec names = { 0 };
-	size_t i;
-	int rc = 0;
+	size_t n = 0;
 
-	if (ibnet_strvec_split(&names, value, ",") < 0)
+	if (parse_transport_set(value, "transport in plugstack.conf tcp_rto_min_transports=",
+				cfg->tcp_rto_min_default, &n, err) < 0)
 		return -1;
-	memset(cfg->tcp_rto_min_default, 0, sizeof(cfg->tcp_rto_min_default));
-	for (i = 0; i < names.n && rc == 0; i++) {
-		enum ibnet_transport t;
-
-		rc = ibnet_transport_parse(names.v[i], "transport in plugstack.conf tcp_rto_min_transports=",
-					   &t, err);
-		if (rc == 0 && t == IBNET_NONE) {
-			ibnet_err_set(err, IBNET_PREFIX "plugstack.conf: tcp_rto_min_transports=%s: "
-				      "'none' is the step that asks for nothing, and it stays untouched "
-				      "(expected tcp, ipoib or rsocket)", ibnet_quote(value));
-			rc = -1;
-		}
-		if (rc == 0)
-			cfg->tcp_rto_min_default[t] = true;
+	if (cfg->tcp_rto_min_default[IBNET_NONE]) {
+		ibnet_err_set(err, IBNET_PREFIX "plugstack.conf: tcp_rto_min_transports=%s: "
+			      "'none' is the step that asks for nothing, and it stays untouched "
+			      "(expected tcp, ipoib or rsocket)", ibnet_quote(value));
+		return -1;
 	}
-	ibnet_strvec_free(&names);
-	return rc;
+	return 0;
 }
 
 /* The keys, in the order the admin guide documents them. */

@@ -240,7 +240,7 @@ def apps_section(rows, lines):
                              spread(pair) if pair else "",
                              str(sum(r["drops"] for r in runs)),
                              str(sum(r["timeouts"] for r in runs)),
-                             str(statistics.median(r["reps"] for r in runs)),
+                             str(int(statistics.median(r["reps"] for r in runs))),
                              ", ".join(results)]
                     lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
