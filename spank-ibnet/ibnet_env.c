@@ -403,15 +403,15 @@ static int plan_alltoall_settings(struct planner *pl, const struct ibnet_config 
 	return 0;
 }
 
+static void put_bookkeeping(struct planner *pl, bool untouched, const char *name,
+			    const char *value);
+
 /*
  * The TCP retransmission floor: SLURM_IBNET_TCP_RTO_MIN_US, the value the
  * node's kernel took, for the preload; a job's own value stands if valid.
  * Asked but not possible here: the step runs without it, and says why.
- * Returns whether the step's sockets get a floor.
+ * *floor says whether the step's sockets get one (the preload is needed).
  */
-static void put_bookkeeping(struct planner *pl, bool untouched, const char *name,
-			    const char *value);
-
 static int plan_rto_floor(struct planner *pl, const struct ibnet_config *cfg,
 			  const struct ibnet_job *job, bool *floor, struct ibnet_err *err)
 {
