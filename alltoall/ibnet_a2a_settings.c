@@ -139,10 +139,15 @@ bad:
 	return -1;
 }
 
-int ibnet_rto_parse_us(const char *value, unsigned long *us)
+int ibnet_rto_parse_us(const char *value, unsigned long *us, char *msg, size_t msglen)
 {
 	const char *end;
+	char buf[44];
 
-	return parse_digits(value, &end, us) == 0 && !*end && *us >= IBNET_RTO_MIN_LOW_US &&
-	       *us <= IBNET_RTO_MIN_HIGH_US ? 0 : -1;
+	if (parse_digits(value, &end, us) == 0 && !*end && *us >= IBNET_RTO_MIN_LOW_US &&
+	    *us <= IBNET_RTO_MIN_HIGH_US)
+		return 0;
+	snprintf(msg, msglen, "%s: '%s' is not a number of microseconds (%lu to %lu)",
+		 IBNET_RTO_ENV_US, shown(value, buf), IBNET_RTO_MIN_LOW_US, IBNET_RTO_MIN_HIGH_US);
+	return -1;
 }

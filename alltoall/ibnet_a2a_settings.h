@@ -103,7 +103,10 @@ extern const char *const ibnet_a2a_user_choice[];
 int ibnet_rto_parse(const char *value, const char *source, unsigned long *us, char *msg,
 		    size_t msglen);
 
-/* SLURM_IBNET_TCP_RTO_MIN_US: plain microseconds within the bounds. */
-int ibnet_rto_parse_us(const char *value, unsigned long *us);
+/*
+ * SLURM_IBNET_TCP_RTO_MIN_US: plain microseconds within the bounds. On a
+ * bad value, writes a sentence naming the variable and value into msg.
+ */
+int ibnet_rto_parse_us(const char *value, unsigned long *us, char *msg, size_t msglen);
 
 #endif

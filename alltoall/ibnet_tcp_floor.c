@@ -66,11 +66,8 @@ static void init(void)
 	next_setsockopt = (setsockopt_fn)dlsym(RTLD_NEXT, "setsockopt");
 	if (!v)
 		return;
-	if (ibnet_rto_parse_us(v, &us) < 0) {
-		snprintf(msg, sizeof(msg), "%s='%.20s' is not a number of microseconds "
-			 "(%lu to %lu); no retransmission floor", IBNET_RTO_ENV_US, v,
-			 IBNET_RTO_MIN_LOW_US, IBNET_RTO_MIN_HIGH_US);
-		fprintf(stderr, "spank-ibnet tcp: %s\n", msg);
+	if (ibnet_rto_parse_us(v, &us, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "spank-ibnet tcp: %s; no retransmission floor\n", msg);
 		return;
 	}
 	floor_us = (int)us;

@@ -417,7 +417,7 @@ static int plan_rto_floor(struct planner *pl, const struct ibnet_config *cfg,
 {
 	const char *user = view_get(pl, IBNET_RTO_ENV_US);
 	unsigned long us;
-	char value[32], text[300];
+	char value[32], text[300], msg[160];
 
 	*floor = false;
 	if (job->ordered_alltoall && !job->tcp_rto_min_us && !cfg->tcp_rto_min_us)
@@ -443,10 +443,8 @@ static int plan_rto_floor(struct planner *pl, const struct ibnet_config *cfg,
 	}
 	*floor = true;
 	if (user) {
-		if (ibnet_rto_parse_us(user, &us) < 0) {
-			ibnet_err_set(err, IBNET_PREFIX "%s: '%.20s' is not a number of microseconds "
-				      "(%lu to %lu)", IBNET_RTO_ENV_US, user, IBNET_RTO_MIN_LOW_US,
-				      IBNET_RTO_MIN_HIGH_US);
+		if (ibnet_rto_parse_us(user, &us, msg, sizeof(msg)) < 0) {
+			ibnet_err_set(err, IBNET_PREFIX "%s", msg);
 			return -1;
 		}
 		return 0;

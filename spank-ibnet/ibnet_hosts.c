@@ -375,18 +375,12 @@ int main(int argc, char **argv)
 			opts.ordered = c == OPT_ORDERED;
 			opts.alltoall_given = true;
 			break;
-		case OPT_RTO: {
-			char msg[256];
-
-			opts.rto_site = !optarg || !*optarg;
-			if (!opts.rto_site && ibnet_rto_parse(optarg, "--tcp-rto-min", &opts.rto_us,
-							      msg, sizeof(msg)) < 0) {
-				fprintf(stderr, IBNET_PREFIX "%s\n", msg);
+		case OPT_RTO:
+			if (ibnet_options_set_rto(&opts, optarg, &err) < 0) {
+				fprintf(stderr, "%s\n", err.msg);
 				return 2;
 			}
-			opts.rto_given = true;
 			break;
-		}
 		case OPT_NODELIST: job.nodelist = optarg; break;
 		case OPT_IFACE: iface = optarg; break;
 		case OPT_SEP: sep = optarg; break;

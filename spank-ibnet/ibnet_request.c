@@ -12,6 +12,20 @@
 #define TRANSPORT_VAR "SLURM_IBNET_TRANSPORT"
 #define ALLTOALL_VAR "SLURM_IBNET_ALLTOALL"
 
+int ibnet_options_set_rto(struct ibnet_options *opts, const char *optarg, struct ibnet_err *err)
+{
+	char msg[256];
+
+	opts->rto_site = !optarg || !*optarg || strcmp(optarg, "(null)") == 0;
+	if (!opts->rto_site &&
+	    ibnet_rto_parse(optarg, "--tcp-rto-min", &opts->rto_us, msg, sizeof(msg)) < 0) {
+		ibnet_err_set(err, IBNET_PREFIX "%s", msg);
+		return -1;
+	}
+	opts->rto_given = true;
+	return 0;
+}
+
 static int resolve_rto_floor(const struct ibnet_config *cfg, const struct ibnet_options *opts,
 			     const char *env, struct ibnet_job *job, struct ibnet_err *err)
 {

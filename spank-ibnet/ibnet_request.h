@@ -33,6 +33,14 @@ struct ibnet_options {
 };
 
 /*
+ * --tcp-rto-min[=VALUE] into opts, for the plugin and ibnet-hosts alike. No
+ * value (NULL, "", or "(null)", the text sbatch hands the job's steps for an
+ * optional argument that was not given) means the site's floor. A bad value
+ * returns -1 with the sentence in err.
+ */
+int ibnet_options_set_rto(struct ibnet_options *opts, const char *optarg, struct ibnet_err *err);
+
+/*
  * Fill job->transport, job->ordered_alltoall, job->tcp_rto_min_us and their
  * sources from the options, then the environment read through lookup, then
  * cfg's defaults. The floor: --tcp-rto-min, else SLURM_IBNET_TCP_RTO_MIN,

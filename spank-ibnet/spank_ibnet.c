@@ -140,26 +140,13 @@ static int _opt_ordered(int val, const char *optarg, int remote)
 	return 0;
 }
 
-/*
- * --tcp-rto-min alone: the site's value (known only once plugstack.conf is
- * read). sbatch passes an optional argument that was not given to the job's
- * steps as the text "(null)" (SLURM_SPANK__SLURM_SPANK_OPTION_ibnet_tcp_rto_min),
- * so that text means "no value" too.
- */
+/* --tcp-rto-min alone: the site's value, known once plugstack.conf is read. */
 static int _opt_rto(int val, const char *optarg, int remote)
 {
 	struct ibnet_err err = { "" };
-	char msg[256];
 
 	(void)val;
-	opts.rto_site = !optarg || !*optarg || strcmp(optarg, "(null)") == 0;
-	if (!opts.rto_site &&
-	    ibnet_rto_parse(optarg, "--tcp-rto-min", &opts.rto_us, msg, sizeof(msg)) < 0) {
-		ibnet_err_set(&err, IBNET_PREFIX "%s", msg);
-		return refuse_option(remote, &err);
-	}
-	opts.rto_given = true;
-	return 0;
+	return ibnet_options_set_rto(&opts, optarg, &err) < 0 ? refuse_option(remote, &err) : 0;
 }
 
 int slurm_spank_init(spank_t sp, int ac, char **av)

@@ -40,7 +40,7 @@ print("client=%d accepted=%d" % (rto(c), rto(s)))'
 	[ "${BASH_REMATCH[1]}" -ge 200000 ] && [ "${BASH_REMATCH[2]}" -ge 200000 ]
 	refute_output --partial 'spank-ibnet tcp'
 	run rto LD_PRELOAD="$A2A" SLURM_IBNET_TCP_RTO_MIN_US=fast
-	assert_output --partial "spank-ibnet tcp: SLURM_IBNET_TCP_RTO_MIN_US='fast' is not a number of microseconds (1000 to 200000); no retransmission floor"
+	assert_output --partial "spank-ibnet tcp: SLURM_IBNET_TCP_RTO_MIN_US: 'fast' is not a number of microseconds (1000 to 200000); no retransmission floor"
 	[[ "$output" =~ client=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 200000 ]
 }
 
