@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # spank-ibnet: build, install, test, demo.
 #
 #   make            build the plugin, the rsocket gate and ibnet-hosts

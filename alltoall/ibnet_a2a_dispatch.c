@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ibnet_a2a_dispatch.c - libibnet-alltoall.so, what --ordered-alltoall preloads.
  *

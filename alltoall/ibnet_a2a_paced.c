@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ibnet_a2a_paced.c - a paced, node-aware all-to-all for one MPI ABI.
  *

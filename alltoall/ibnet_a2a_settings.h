@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ibnet_a2a_settings.h - the paced all-to-all's settings, read once here.
  *

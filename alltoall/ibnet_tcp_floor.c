@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ibnet_tcp_floor.c - a retransmission floor for the job's TCP sockets.
  *

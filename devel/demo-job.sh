@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The demo job: print what spank-ibnet gave this job, then move 20 MB.
 read -r -a nodes <<<"$(scontrol show hostnames "$SLURM_JOB_NODELIST" | tr '\n' ' ')"
 hosts=("${nodes[@]}")

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ibnet_config.h - the transports, and the site's plugstack.conf arguments.
  *

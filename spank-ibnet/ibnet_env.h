@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ibnet_env.h - the environment a job gets for its transport and all-to-all.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ibnet_gaussian.h - Gaussian input files: %LindaWorkers under IB names.
  *

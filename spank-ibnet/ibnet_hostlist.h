@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ibnet_hostlist.h - expand Slurm hostlist expressions ("c1-[1-4,7]").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ibnet_hosts.c - the ibnet-hosts command: spank-ibnet's decisions, without Slurm.
  *

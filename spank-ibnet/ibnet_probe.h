@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ibnet_probe.h - what this node has: librspreload, our gate, interfaces.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ibnet_site.c - find the spank-ibnet line of the site's plugstack.conf.
  * See ibnet_site.h for where plugstack.conf is looked for.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ibnet_site.h - the site's own spank-ibnet line, read from plugstack.conf.
  *

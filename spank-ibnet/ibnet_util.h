@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ibnet_util.h - growable strings and string vectors, error messages.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rsocket_gate.c - preloaded before librspreload in --transport=rsocket jobs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rspreload_calls.h - every call any librspreload release replaces.
  *

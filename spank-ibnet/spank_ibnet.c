@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * spank_ibnet.c - Slurm SPANK plugin: the right network for the jobs that
  * ask for one, and nothing for those that do not.

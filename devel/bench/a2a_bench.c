@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * a2a_bench.c - MPI_Alltoall time and per-CPU throughput over message sizes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * linda_farm.c - a Linda-like master/worker workload over TCP sockets, the
  * shape of Gaussian's TCP-Linda runs in the Rsockets paper.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pingpong.c - MPI ping-pong latency and bandwidth between ranks 0 and 1,
  * like IMB PingPong.

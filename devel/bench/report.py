@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """report.py - turn ibnet-bench's results.csv into benchmarks.md and PNG plots.
 
 Tables follow the papers' layouts: all-to-all time and per-CPU throughput

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-or-later
 --[[
 job_submit.lua for spank-ibnet: let the scheduler see each job's network.
 

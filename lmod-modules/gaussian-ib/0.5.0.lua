@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-or-later
 -- gaussian-ib: Gaussian's Linda workers over Rsockets on InfiniBand (spank-ibnet).
 --
 -- Needs the site's Gaussian (g16root or g09root set, as the site's gaussian

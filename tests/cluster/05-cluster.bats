@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # devel/ibnet-cluster itself: up, up again, status, shape, down.
 
 load ../helpers/common

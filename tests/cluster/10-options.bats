@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The user's story on a real 4-node Slurm cluster: every way to ask for a
 # transport, and what the batch script and the tasks on every node saw.
 

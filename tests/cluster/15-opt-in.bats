@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Safe to switch on: on the real cluster, a job that asks for nothing gets
 # exactly the environment it gets without the plugin, and every step's
 # decision is in the node's log.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Which network the bytes really cross, read off the switch-port counters of
 # the receiving node (root-side veth ends). Simulated: ib0 is a veth network
 # and librspreload falls back to kernel TCP, but the choice of network is real.

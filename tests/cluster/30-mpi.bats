@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Real Open MPI (mpirun inside the allocation) and MPICH (Hydra mpiexec) with
 # each transport; the library itself reports its all-to-all algorithm
 # through MPI_T (tests/programs/alltoall_probe.c).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The paced all-to-all in real jobs: --ordered-alltoall preloads it, and
 # each MPI finds the job's nodes itself (MPI_Comm_split_type), here the
 # simulated nodes (network namespaces; they share the machine's 2 cores).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The TCP retransmission floor in real jobs: connections between simulated
 # nodes (network namespaces, CUBIC as at sites), the kernel's own tcpi_rto
 # of each end. Node c1-3 runs its slurmd with a test preload that hides

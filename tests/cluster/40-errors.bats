@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Bad input from users and admins on the real cluster: refused before
 # queueing with the plugin's message; no daemon crashes; no node drained.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Compute nodes configured differently from the login node, as during an
 # upgrade or in a mixed partition. Each node has its own mount namespace, so
 # node c1-2 gets its own plugstack.conf (ibnet-cluster --node-plugin-args)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The chemist's story on the real cluster, with real Lmod:
 #   module load gaussian-ib; sbatch -N3 --transport=rsocket g16.sh
 # Gaussian is a stand-in of our own (tests/helpers/gaussian.bash); there is

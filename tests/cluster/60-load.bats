@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Load on the real 8-node cluster: 200 submissions at once, sbatch and srun,
 # every transport, with and without --ordered-alltoall, bad input mixed in.
 # Every good job ends with the environment it asked for, every bad one is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Faults on the real cluster while jobs run: daemons restarted, an IB
 # interface taken down, librspreload removed, plugstack.conf edited between
 # steps. Each step either gets the network it asked for or fails with a

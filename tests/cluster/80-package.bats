@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The Debian package, as a site gets it: built by 'make deb' (dpkg-buildpackage),
 # checked by lintian, installed with dpkg, running the demo's rsocket job on the
 # test cluster from the installed files, upgraded, and purged. This test

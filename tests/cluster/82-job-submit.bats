@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Scheduler visibility: the plugin records each job's transport in the job
 # control environment, and the example job_submit.lua (docs/examples/) turns
 # it into a node constraint and an AdminComment that sacct shows. Real

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make bench QUICK=1 as a smoke test: the outputs exist and parse, and the
 # switch models behave as documented (drops only without flow control).
 # Timings are not asserted: this machine is shared and noisy.

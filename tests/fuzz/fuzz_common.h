@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_common.h - shared by the libFuzzer harnesses of tests/fuzz.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_config.c - plugstack.conf arguments: ibnet_config_parse, and the site default alone. */
 #include "fuzz_common.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_env.c - a whole step's plan from a hostile job environment.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_hostlist.c - Slurm hostlist expressions, as SLURM_JOB_NODELIST or
  * ibnet-hosts give them. Expressions of more than 20,000 hosts are

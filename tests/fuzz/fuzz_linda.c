@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_linda.c - a whole Gaussian input (any bytes, NULs and CRs included)
  * through gaussian-ib-input's rewrite with the paper's rule. Checks what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_rule.c - the hostname rule: the first line is an ib_hostname rule
  * (s/REGEX/REPLACEMENT/; file: rules read files and are left to the unit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_wdef.c - a user's GAUSS_WDEF, rewritten to IB names with the
  * paper's rule, for a job whose hosts are the second line.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Helpers for tests on the real test cluster (devel/ibnet-cluster).
 # Every wait is bounded; the cluster is taken down in teardown_file.
 

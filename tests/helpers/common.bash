@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared by every bats file: paths, and bats-support/bats-assert.
 REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 BUILD=${IBNET_BUILD_DIR:-$REPO/build}

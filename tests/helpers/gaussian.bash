@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A stand-in Gaussian installation, shaped like the real one: the Linda
 # executables in g16/, and linda-exe/ holding symlinks to them. They are our
 # own programs (tests/programs/linda_standin.c, g16-standin): Gaussian is

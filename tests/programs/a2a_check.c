@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * a2a_check.c - is the all-to-all the program gets byte-identical to the MPI
  * library's own?

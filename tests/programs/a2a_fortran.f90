@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: GPL-2.0-or-later
 ! a2a_fortran.f90 - MPI_Alltoall and MPI_Alltoallv from Fortran (use mpi),
 ! as Quantum ESPRESSO's FFTs call them, and MPI_IN_PLACE. Checks every
 ! element against what its sender wrote; prints "FORTRAN ranks=N bad=B" on

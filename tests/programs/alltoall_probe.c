@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * alltoall_probe.c - an MPI program for the integration tests.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hide_rto_min.c - a test preload that makes this kernel look older: the
  * TCP_RTO_MIN_US socket option (Linux 6.15) is refused with ENOPROTOOPT,

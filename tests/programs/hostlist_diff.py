@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """hostlist_diff.py - our hostlist expansion against Slurm's own.
 
 Usage: hostlist_diff.py IBNET_HOSTS SEED COUNT

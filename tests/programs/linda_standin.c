@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * linda_standin.c - a stand-in for Gaussian's TCP-Linda executables.
  *

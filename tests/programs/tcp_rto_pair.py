@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """tcp_rto_pair.py HOST PORT: task 0 of a 2-task step listens on PORT, task 1
 connects to HOST:PORT (retrying for at most 20 s); each prints the
 retransmission timeout the kernel holds for its end of the connection

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The paced all-to-all (alltoall/) without Slurm: what the plugin plans for
 # --ordered-alltoall (ibnet-hosts --env, the plugin's own code), and the
 # library inside real Open MPI and MPICH programs on this machine.

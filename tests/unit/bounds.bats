@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Bounded work for any rule an admin types: what once crashed slurmstepd,
 # hung it, or ate its memory is refused at parse time with a sentence, in
 # --check as in the plugin. (Findings of issue 12: TRE bugs #50 and #53,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # How the plugin builds against other Slurm releases' headers.
 
 load ../helpers/common

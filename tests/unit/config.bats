@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # plugstack.conf arguments and the user's option values, as the plugin parses them.
 
 load ../helpers/common

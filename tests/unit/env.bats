@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The environment each transport and --ordered-alltoall produce, computed by
 # the plugin's own code (ibnet-hosts --env), taking a clean environment as
 # the job's. The same plan is what slurmstepd applies; tests/cluster checks

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make fuzz as a smoke test: every libFuzzer harness (tests/fuzz) replays its
 # regression inputs and fuzzes for a bounded time under ASan and UBSan; any
 # crash, leak, sanitizer report or input slower than 1 s fails. The long run

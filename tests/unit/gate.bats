@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The rsocket gate against the real librspreload of rdma-core.
 # No RDMA device exists here: librspreload's rsocket() fails and it falls
 # back to kernel TCP, so traffic still flows; what is tested is that

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Gaussian over Rsockets without a cluster: gaussian-ib-setup, the
 # linda-rsockets wrapper, gaussian-ib-input (ibnet-hosts --linda-input), the
 # g16 wrapper, and the gaussian-ib modulefile under real Lmod.

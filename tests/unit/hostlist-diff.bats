@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Our hostlist expander against Slurm's own (scontrol show hostnames and
 # show hostlist: libslurm's hostlist code, with a minimal slurm.conf and no
 # cluster). tests/programs/hostlist_diff.py generates the expressions.

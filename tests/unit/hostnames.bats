@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Hostlist expansion and the IB hostname rules, through ibnet-hosts.
 
 load ../helpers/common

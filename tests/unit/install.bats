@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make install honours PREFIX, DESTDIR and SLURM_PLUGIN_DIR, and enables
 # nothing: the example config goes under share/. Uses its own build dir.
 

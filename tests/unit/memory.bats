@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The C decision layer under valgrind and under AddressSanitizer/UBSan: every
 # path the plugin takes in slurmstepd (hostlists, rules, config errors, the
 # env plan with undo of a previous step) must be free of leaks and errors.

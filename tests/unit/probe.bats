@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What a node has, as the plugin probes it in slurmstepd: the interface a
 # transport uses (eth_iface/ib_iface lists and patterns). Uses "lo", which
 # every machine has, and names no machine has.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The RPM, built here with rpmbuild from Debian's rpm (--nodeps: this
 # machine's rpm database has no slurm-devel; the headers come from
 # libslurm-dev). Not tested here: installing it on a real RHEL node.

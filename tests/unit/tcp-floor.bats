@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The TCP retransmission floor without Slurm: what the plugin plans
 # (ibnet-hosts --env runs the plugin's own code, its kernel probe included)
 # and what the preload does to real sockets on this machine's kernel.
