@@ -3,6 +3,8 @@
 #
 #   make            build the plugin, the rsocket gate and ibnet-hosts
 #   make test       install missing packages, build, run every test
+#   make test-matrix every test on this machine, then in each other test stack
+#                   (devel/ibnet-stack: a cached Debian 13 root, Slurm 24.11)
 #   make demo       install missing packages, build, start the test cluster, run a job
 #   make fuzz       libFuzzer harnesses under ASan/UBSan (tests/fuzz), FUZZ_SECONDS each
 #   make install    PREFIX=/usr/local DESTDIR= SLURM_PLUGIN_DIR=...  (enables nothing)
@@ -62,7 +64,7 @@ OMPI_CFLAGS  ?= $(shell pkg-config --cflags ompi-c)
 MPICH_CFLAGS ?= $(shell pkg-config --cflags mpich)
 A2A_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -I$(A2A_SRC)
 
-.PHONY: deb rpm dist FORCE fuzz fuzz-build bench bench-programs all install uninstall test unit-test cluster-test demo deps asan programs clean
+.PHONY: deb rpm dist FORCE fuzz fuzz-build bench bench-programs all install uninstall test test-matrix unit-test cluster-test demo deps asan programs clean
 all: $(PLUGIN) $(GATE) $(TOOL) $(A2A)
 
 # The gate's install path is compiled in: rebuild what uses it when it changes
@@ -237,6 +239,13 @@ cluster-test: all programs bench-programs
 test: deps
 	$(MAKE) all asan programs bench-programs fuzz-build
 	bats --tap tests/unit tests/cluster
+
+# Every test on every stack, one after the other (their test clusters use the
+# same names and ports); each stack's failures are reported, and any fails it.
+test-matrix:
+	status=0; $(MAKE) test || status=1; \
+	for s in $$(devel/ibnet-stack list); do devel/ibnet-stack test $$s || status=1; done; \
+	exit $$status
 
 # The benchmark (docs/benchmarks.md); QUICK=1: a short smoke run in build/.
 bench:

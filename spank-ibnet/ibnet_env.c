@@ -45,8 +45,13 @@ static const struct env_rule {
 	/* Open MPI 4.1: TCP BTL and runtime (oob) traffic. */
 	{ "OMPI_MCA_btl_tcp_if_include", T_NET, false, V_IFACE, NULL },
 	{ "OMPI_MCA_oob_tcp_if_include", T_NET, false, V_IFACE, NULL },
-	/* Open MPI 5 (not tested here): its runtime is PRRTE, which reads its own prefix. */
-	{ "PRTE_MCA_oob_tcp_if_include", T_NET, false, V_IFACE, NULL },
+	/*
+	 * Open MPI 5: its runtime is PRRTE, which reads its own prefix and
+	 * ignores OMPI_MCA_oob_*. prte_if_include is the name; oob_tcp_if_include
+	 * is its deprecated synonym, and setting both makes every mpirun print a
+	 * deprecation warning (PRRTE 3.0.8).
+	 */
+	{ "PRTE_MCA_prte_if_include", T_NET, false, V_IFACE, NULL },
 	/* Open MPI 4.1 coll/tuned: 2 = pairwise. */
 	{ "OMPI_MCA_coll_tuned_use_dynamic_rules", T_ANY, true, V_LITERAL, "1" },
 	{ "OMPI_MCA_coll_tuned_alltoall_algorithm", T_ANY, true, V_LITERAL, "2" },

@@ -23,14 +23,16 @@ SH
 }
 
 # run_envdump DIR: the same job, with the same user environment, into DIR.
-# Process ids and srun's ports differ from run to run; nothing else may.
+# Process ids and srun's ports differ from run to run, and so do the job's
+# start and end times, which Slurm 24.11 adds to the environment; nothing
+# else may.
 run_envdump() {
 	mkdir -p "$1"
 	env LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libm.so.6 OMPI_MCA_btl_tcp_if_include=lo \
 		GAUSS_WDEF=c1-1:2 UCX_TLS=tcp \
 		sbatch --parsable -N3 -o "$1/out" "$BATS_TEST_TMPDIR/envdump.sh" "$1" > "$1/jobid"
 	"$CLUSTER" wait "$(cat "$1/jobid")" 120
-	sed -i -E '/^SLURM_(TASK_PID|SRUN_COMM_PORT|STEP_LAUNCHER_PORT)=/d' "$1"/*.env
+	sed -i -E '/^SLURM_(TASK_PID|SRUN_COMM_PORT|STEP_LAUNCHER_PORT|JOB_START_TIME|JOB_END_TIME)=/d' "$1"/*.env
 }
 
 @test "a job that asks for nothing: the script and every task see the same environment as without the plugin" {

@@ -20,6 +20,9 @@ setup() {
 	assert_line 'GAUSS_WDEF=c1-1,c1-2,c1-3'
 	assert_line 'OMPI_MCA_btl_tcp_if_include=eth0'
 	assert_line 'OMPI_MCA_oob_tcp_if_include=eth0'
+	# Open MPI 5's runtime (PRRTE) by its current name, not the deprecated synonym.
+	assert_line 'PRTE_MCA_prte_if_include=eth0'
+	refute_line --partial 'PRTE_MCA_oob_tcp_if_include'
 	assert_line 'UCX_NET_DEVICES=eth0'
 	assert_line 'HYDRA_IFACE=eth0'
 	assert_line 'I_MPI_FABRICS=shm:ofi'
