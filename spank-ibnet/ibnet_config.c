@@ -112,13 +112,18 @@ static bool device_valid(const char *s)
 					   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-,") == n;
 }
 
-/* rsocket_programs: fnmatch patterns of program names, comma-separated. */
+/*
+ * rsocket_programs: shell (fnmatch) patterns of program names,
+ * comma-separated: *, ? and bracket expressions ([23], [!a-z]). No spaces,
+ * quotes, $ or /: a program name has none, and the value travels in the
+ * job's environment.
+ */
 static bool programs_valid(const char *s)
 {
 	size_t n = strlen(s);
 
 	return n >= 1 && n <= 1024 && strspn(s, "abcdefghijklmnopqrstuvwxyz"
-					     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-+*?,") == n;
+					     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-+*?,[]!^") == n;
 }
 
 static int set_path(char **slot, const char *key, const char *value,
@@ -194,12 +199,15 @@ static int set_allowed(struct ibnet_config *cfg, const char *value,
 
 /*
  * alltoall_threshold=SIZE (every transport) or TRANSPORT:SIZE,... (those
- * listed; the others keep their defaults). "none" takes tcp's.
+ * listed; the others keep their defaults). "none" takes tcp's unless it is
+ * listed itself, wherever it is in the list; a transport listed twice is an
+ * error, like a key given twice.
  */
 static int set_thresholds(struct ibnet_config *cfg, const char *value, struct ibnet_err *err)
 {
 	struct ibnet_strvec items = { 0 };
 	struct ibnet_a2a_settings one;
+	bool given[IBNET_TRANSPORT_COUNT] = { false };
 	char msg[256];
 	size_t i;
 	int t, rc = 0;
@@ -236,12 +244,18 @@ static int set_thresholds(struct ibnet_config *cfg, const char *value, struct ib
 			ibnet_err_set(err, IBNET_PREFIX "%s", msg);
 			rc = -1;
 		}
+		if (rc == 0 && given[tr]) {
+			ibnet_err_set(err, IBNET_PREFIX "plugstack.conf: alltoall_threshold=%s: %s is "
+				      "given twice", ibnet_quote(value), ibnet_transport_name(tr));
+			rc = -1;
+		}
 		if (rc == 0) {
 			cfg->a2a_threshold[tr] = one.threshold;
-			if (tr == IBNET_TCP)
-				cfg->a2a_threshold[IBNET_NONE] = one.threshold;
+			given[tr] = true;
 		}
 	}
+	if (rc == 0 && given[IBNET_TCP] && !given[IBNET_NONE])
+		cfg->a2a_threshold[IBNET_NONE] = cfg->a2a_threshold[IBNET_TCP];
 	ibnet_strvec_free(&items);
 	return rc;
 }

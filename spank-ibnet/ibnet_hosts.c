@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ibnet_config.h"
 #include "ibnet_env.h"
@@ -28,7 +29,7 @@
 static void usage(FILE *fp)
 {
 	fputs("Usage: ibnet-hosts [--rule RULE | --config 'KEY=VALUE ...'] [--expand] HOSTLIST\n"
-	      "       ibnet-hosts --config 'KEY=VALUE ...' --check\n"
+	      "       ibnet-hosts [--config 'KEY=VALUE ...' | --site] --check [--nodelist HOSTLIST]\n"
 	      "       ibnet-hosts [--config '...'] --probe\n"
 	      "       ibnet-hosts [--config '...'] --env [--transport=T] [--[no-]ordered-alltoall]\n"
 	      "                   [--nodelist HOSTLIST] [--iface NAME]\n"
@@ -55,14 +56,51 @@ static void usage(FILE *fp)
 	      "                     $SLURM_IBNET_TRANSPORT, else default_transport)\n"
 	      "  --[no-]ordered-alltoall  (with --env; default $SLURM_IBNET_ALLTOALL)\n"
 	      "  --tcp-rto-min[=TIME|off]  (with --env; default $SLURM_IBNET_TCP_RTO_MIN)\n"
-	      "  --nodelist LIST    the job's nodes (with --env; default $SLURM_JOB_NODELIST, or\n"
-	      "                     every $SLURM_JOB_NODELIST_HET_GROUP_N of a heterogeneous job)\n"
+	      "  --nodelist LIST    the job's nodes (with --env or --check; default\n"
+	      "                     $SLURM_JOB_NODELIST, or every $SLURM_JOB_NODELIST_HET_GROUP_N\n"
+	      "                     of a heterogeneous job); one hostlist per line is taken\n"
+	      "                     too, as sinfo -h -o %N prints them\n"
 	      "  --iface NAME       the interface the node has (with --env; default: look for\n"
 	      "                     eth_iface or ib_iface on this machine, as the plugin does)\n"
 	      "  --version          print the version\n"
 	      "  --repeat N         do the mapping (or --env plan) N times and print its median\n"
 	      "                     time on stderr, as the plugin would spend it\n",
 	      fp);
+}
+
+/*
+ * In a source tree, before 'make install': a library path still at its
+ * installed default, where nothing is installed, becomes the library of
+ * the same name beside this ibnet-hosts (build/). Not silent: --probe
+ * prints the path, and --env's decision line names the library it preloads.
+ * Only for --probe and --env: --check prints what the line gives, as the
+ * plugin would take it.
+ */
+static int use_built_library(char **slot, const char *installed)
+{
+	char exe[4096], *dir, *built;
+	const char *base = strrchr(installed, '/');
+	ssize_t n;
+
+	if (!*slot || strcmp(*slot, installed) != 0 || access(installed, R_OK) == 0 || !base)
+		return 0;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return 0;
+	exe[n] = '\0';
+	dir = strrchr(exe, '/');
+	if (!dir)
+		return 0;
+	*dir = '\0';
+	if (asprintf(&built, "%s%s", exe, base) < 0)
+		return -1;
+	if (access(built, R_OK) != 0) {
+		free(built);
+		return 0;
+	}
+	free(*slot);
+	*slot = built;
+	return 0;
 }
 
 static double now_us(void)
@@ -141,6 +179,40 @@ static int do_check(const struct ibnet_config *cfg)
 	}
 	printf("%s\n", first ? "(none)" : "");
 	return 0;
+}
+
+/*
+ * --nodelist "$(sinfo -h -o %N)": sinfo prints one hostlist per line (one per
+ * partition state), so lines become comma-separated items, in place; blank
+ * lines and the blanks around each line go. A list with no newline is left
+ * exactly as given (SLURM_JOB_NODELIST never has one), so a space inside a
+ * line is still refused.
+ */
+static void nodelist_lines_to_items(char *s)
+{
+	char *in = s, *out = s;
+
+	if (!strchr(s, '\n'))
+		return;
+	while (*in) {
+		char *end = strchr(in, '\n'), *last;
+
+		if (!end)
+			end = in + strlen(in);
+		last = end;
+		while (in < last && (*in == ' ' || *in == '\t' || *in == '\r'))
+			in++;
+		while (last > in && (last[-1] == ' ' || last[-1] == '\t' || last[-1] == '\r'))
+			last--;
+		if (last > in) {
+			if (out != s)
+				*out++ = ',';
+			memmove(out, in, (size_t)(last - in));
+			out += last - in;
+		}
+		in = *end ? end + 1 : end;
+	}
+	*out = '\0';
 }
 
 /*
@@ -382,7 +454,10 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case OPT_NODELIST: job.nodelist = optarg; break;
+		case OPT_NODELIST:
+			nodelist_lines_to_items(optarg);
+			job.nodelist = optarg;
+			break;
 		case OPT_IFACE: iface = optarg; break;
 		case OPT_SEP: sep = optarg; break;
 		case OPT_REPEAT:
@@ -453,6 +528,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	free(site_from);
+	if ((probe || env) &&
+	    (use_built_library(&cfg.rsgate, IBNET_RSGATE_DEFAULT) < 0 ||
+	     use_built_library(&cfg.alltoall_lib, IBNET_A2A_DEFAULT) < 0))
+		goto oom;
 	if (linda) {
 		rc = do_linda_input(&cfg, &input, &err);
 		ibnet_buf_free(&input);

@@ -94,7 +94,7 @@ int ibnet_request_resolve(const struct ibnet_config *cfg, const struct ibnet_opt
 	if (opts->alltoall_given) {
 		job->ordered_alltoall = opts->ordered;
 		job->alltoall_pairwise = false;
-		job->alltoall_source = "--ordered-alltoall";
+		job->alltoall_source = opts->ordered ? "--ordered-alltoall" : "--no-ordered-alltoall";
 	} else if (env_a) {
 		job->alltoall_source = ALLTOALL_VAR;
 		if (ibnet_alltoall_parse_env(env_a, &job->ordered_alltoall,

@@ -34,7 +34,8 @@
  * also the release that added accept4, so a librspreload that exports
  * accept4 keeps its own select().
  *
- * SLURM_IBNET_RSOCKET_DEBUG=1 prints the decision for each program to stderr.
+ * SLURM_IBNET_RSOCKET_DEBUG=1 prints the decision for each program to stderr;
+ * unset, empty, 0, no, off or false keep it quiet.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -47,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/sendfile.h>
@@ -70,6 +72,13 @@ static struct {
 static volatile int resolved;
 static int chosen;
 static int select_via_poll;	/* chosen, and librspreload's select() is wrong */
+
+/* A debug switch is off when unset, empty, 0, no, off or false. */
+static int debug_on(const char *v)
+{
+	return v && *v && strcmp(v, "0") != 0 && strcasecmp(v, "no") != 0 &&
+	       strcasecmp(v, "off") != 0 && strcasecmp(v, "false") != 0;
+}
 
 static int program_chosen(const char *patterns, const char *prog)
 {
@@ -249,7 +258,7 @@ __attribute__((constructor)) static void gate_init(void)
 		close(-1);	/* fills librspreload's table; EBADF is expected */
 		errno = saved;
 	}
-	if (getenv("SLURM_IBNET_RSOCKET_DEBUG"))
+	if (debug_on(getenv("SLURM_IBNET_RSOCKET_DEBUG")))
 		fprintf(stderr, "spank-ibnet rsgate: %s: %s%s\n", program_invocation_short_name,
 			chosen ? "sockets through librspreload" : "kernel sockets",
 			select_via_poll ? ", select() through its poll()" : "");

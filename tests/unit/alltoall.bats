@@ -159,6 +159,22 @@ paced_calls() {
 	done
 }
 
+@test "alltoall_threshold per transport does not depend on the order of the list, and a transport listed twice is refused" {
+	local base=$CONF order
+	# none takes tcp's value only when it is not listed itself, wherever it is.
+	for order in 'none:4k,tcp:8k' 'tcp:8k,none:4k'; do
+		CONF="$base alltoall_threshold=$order"
+		run plan -- --ordered-alltoall
+		assert_success
+		assert_line 'SLURM_IBNET_ALLTOALL_THRESHOLD=4096'
+		run plan -- --transport=tcp --ordered-alltoall
+		assert_line 'SLURM_IBNET_ALLTOALL_THRESHOLD=8192'
+	done
+	run "$IBNET_HOSTS" --config "alltoall_threshold=tcp:8k,tcp:9k" --check
+	assert_failure
+	assert_output "spank-ibnet: plugstack.conf: alltoall_threshold='tcp:8k,tcp:9k': tcp is given twice"
+}
+
 @test "the fan-in rule: 4 KiB per pair is paced on 8 nodes (28 KiB converge on a port), not on 4 (12 KiB), at the default threshold" {
 	# The bytes per pair are below the 0.4 threshold (16 KiB) in both runs.
 	THRESHOLD=16k run ompi 8 1 "$BUILD/bench/a2a_bench" 0.05 4096

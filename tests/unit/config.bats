@@ -51,6 +51,12 @@ load ../helpers/common
 	assert_output --partial "eth_iface='eth0;reboot'"
 }
 
+@test "rsocket_programs takes shell patterns, bracket expressions included" {
+	run "$IBNET_HOSTS" --config 'rsocket_programs=iperf[23],*.exel,l[!x]nda?' --check
+	assert_success
+	assert_line 'rsocket_programs=iperf[23],*.exel,l[!x]nda?'
+}
+
 @test "interface lists: names and patterns, comma-separated; bad lists refused" {
 	run "$IBNET_HOSTS" --config 'eth_iface=eno*,ens[0-9]f0,eth0 ib_iface=ibp*s0,ib0' --check
 	assert_success
@@ -76,9 +82,9 @@ load ../helpers/common
 @test "--no-ordered-alltoall turns it off, the last given wins; a bad SLURM_IBNET_ALLTOALL is refused by name" {
 	run "$IBNET_HOSTS" --env --ordered-alltoall --no-ordered-alltoall
 	assert_success
-	assert_output --partial 'alltoall=default (--ordered-alltoall)'
+	assert_output --partial 'alltoall=default (--no-ordered-alltoall)'
 	SLURM_IBNET_ALLTOALL=ordered run "$IBNET_HOSTS" --env --no-ordered-alltoall
-	assert_output --partial 'alltoall=default (--ordered-alltoall)'
+	assert_output --partial 'alltoall=default (--no-ordered-alltoall)'
 	SLURM_IBNET_ALLTOALL=sometimes run "$IBNET_HOSTS" --env
 	assert_failure
 	assert_output "spank-ibnet: invalid SLURM_IBNET_ALLTOALL 'sometimes' (expected ordered, paced, pairwise or default)"
@@ -130,4 +136,17 @@ load ../helpers/common
 	run "$IBNET_HOSTS" --config "ib_hostname=$PAPER_RULE" --check --nodelist 'c1-[1-4],login1'
 	assert_failure
 	assert_output --partial "does not match node name 'login1'"
+}
+
+@test "--nodelist takes what sinfo -h -o %N prints: one hostlist per line, blanks around them" {
+	run "$IBNET_HOSTS" --config "ib_hostname=$PAPER_RULE" --check --nodelist "$(printf 'c1-[1-4]\n c2-[1-2] \n\n')"
+	assert_success
+	assert_line 'nodes: 6, each mapped (first: c1-1 -> cib1-1)'
+	run "$IBNET_HOSTS" --env --transport=tcp --iface eth0 --nodelist "$(printf 'c1-[1-2]\nc2-1')"
+	assert_success
+	assert_line "export SLURM_IBNET_HOSTS='c1-1,c1-2,c2-1'"
+	# Within a line a space is still not a separator.
+	run "$IBNET_HOSTS" --check --nodelist 'c1 c2'
+	assert_failure
+	assert_output --partial "invalid hostlist 'c1 c2'"
 }

@@ -8,7 +8,8 @@
 load ../helpers/common
 
 setup() {
-	CONF="ib_hostname=$PAPER_RULE rsgate=$RSGATE"
+	# A node without the paced library (tests/unit/alltoall.bats has it).
+	CONF="ib_hostname=$PAPER_RULE rsgate=$RSGATE alltoall_lib=/opt/not-installed/libibnet-alltoall.so"
 }
 
 @test "tcp: MPI traffic on eth0, host names unchanged, no preload" {

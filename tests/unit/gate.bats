@@ -53,6 +53,17 @@ print("mapped", "librspreload" in open("/proc/self/maps").read())'
 	[ "$bytes" -gt 1000000 ]
 }
 
+@test "SLURM_IBNET_RSOCKET_DEBUG=0 (or empty, no, off, false) keeps the gate quiet; 1 prints its decision" {
+	local v
+	for v in 0 '' no off false; do
+		run env SLURM_IBNET_RSOCKET_DEBUG="$v" LD_PRELOAD="$PRE" bash -c 'echo ran'
+		assert_output 'ran'
+	done
+	run env SLURM_IBNET_RSOCKET_DEBUG=1 LD_PRELOAD="$PRE" bash -c 'echo ran'
+	assert_line 'spank-ibnet rsgate: bash: kernel sockets'
+	assert_line 'ran'
+}
+
 @test "only the chosen programs go through librspreload; the rest get kernel sockets" {
 	run env SLURM_IBNET_RSOCKET_DEBUG=1 LD_PRELOAD="$PRE" bash -c 'true'
 	assert_output --partial 'bash: kernel sockets'

@@ -34,3 +34,21 @@ load ../helpers/common
 	assert_success
 	assert_output 'spank-ibnet: transport=none (--transport), alltoall=default (default); environment untouched'
 }
+
+@test "in a source tree, --probe and --env take the libraries built beside ibnet-hosts; --check shows the installed paths" {
+	[ ! -e /usr/local/lib/spank-ibnet/libibnet-rsgate.so ] || skip "spank-ibnet is installed under /usr/local"
+	run "$IBNET_HOSTS" --probe
+	assert_success
+	assert_line "rsgate=$BUILD/libibnet-rsgate.so"
+	run "$IBNET_HOSTS" --env --ordered-alltoall --iface eth0
+	assert_success
+	assert_line --partial "paced all-to-all $BUILD/libibnet-alltoall.so"
+	run "$IBNET_HOSTS" --check
+	assert_line 'rsgate=/usr/local/lib/spank-ibnet/libibnet-rsgate.so'
+	assert_line 'alltoall_lib=/usr/local/lib/spank-ibnet/libibnet-alltoall.so'
+	# A copy of ibnet-hosts with no libraries beside it still says what is missing.
+	cp "$IBNET_HOSTS" "$BATS_TEST_TMPDIR/ibnet-hosts"
+	run "$BATS_TEST_TMPDIR/ibnet-hosts" --probe
+	assert_failure
+	assert_output --partial 'the rsocket gate library is missing at /usr/local/lib/spank-ibnet/libibnet-rsgate.so'
+}
