@@ -30,8 +30,9 @@ static void usage(FILE *fp)
 {
 	fputs("Usage: ibnet-hosts [--rule RULE | --config 'KEY=VALUE ...'] [--expand] HOSTLIST\n"
 	      "       ibnet-hosts [--config 'KEY=VALUE ...' | --site] --check [--nodelist HOSTLIST]\n"
-	      "       ibnet-hosts [--config '...'] --probe\n"
-	      "       ibnet-hosts [--config '...'] --env [--transport=T] [--[no-]ordered-alltoall]\n"
+	      "       ibnet-hosts [--config '...' | --site] --probe\n"
+	      "       ibnet-hosts [--config '...' | --site] --env [--transport=T]\n"
+	      "                   [--[no-]ordered-alltoall] [--tcp-rto-min[=TIME|off]]\n"
 	      "                   [--nodelist HOSTLIST] [--iface NAME]\n"
 	      "       ibnet-hosts [--site | --rule RULE] --linda-input [FILE]\n"
 	      "\n"
@@ -63,8 +64,12 @@ static void usage(FILE *fp)
 	      "  --iface NAME       the interface the node has (with --env; default: look for\n"
 	      "                     eth_iface or ib_iface on this machine, as the plugin does)\n"
 	      "  --version          print the version\n"
+
 	      "  --repeat N         do the mapping (or --env plan) N times and print its median\n"
-	      "                     time on stderr, as the plugin would spend it\n",
+	      "                     time on stderr, as the plugin would spend it\n"
+	      "In a source tree, --probe and --env take the gate and the job preload from\n"
+	      "beside this ibnet-hosts when nothing is installed at their configured paths.\n"
+	      "Exit status: 0, 1 on a failure (with a sentence), 2 on a usage error.\n",
 	      fp);
 }
 
@@ -182,11 +187,12 @@ static int do_check(const struct ibnet_config *cfg)
 }
 
 /*
- * --nodelist "$(sinfo -h -o %N)": sinfo prints one hostlist per line (one per
- * partition state), so lines become comma-separated items, in place; blank
- * lines and the blanks around each line go. A list with no newline is left
- * exactly as given (SLURM_JOB_NODELIST never has one), so a space inside a
- * line is still refused.
+ * --nodelist "$(sinfo -h -o %N)", or the same as HOSTLIST: sinfo prints one
+ * hostlist per line (one per partition state), so lines become
+ * comma-separated items, in place; blank lines and the blanks around each
+ * line go. A list with no newline is left exactly as given
+ * (SLURM_JOB_NODELIST never has one), so a space inside a line is still
+ * refused.
  */
 static void nodelist_lines_to_items(char *s)
 {
@@ -549,8 +555,10 @@ int main(int argc, char **argv)
 			job.nodelist = nodelist;
 		rc = err.msg[0] ? -1 : do_env(&cfg, &opts, &job, iface, repeat, &err);
 		free(nodelist);
-	} else
+	} else {
+		nodelist_lines_to_items(argv[optind]);
 		rc = do_map(&cfg, argv[optind], expand, sep, repeat, &err);
+	}
 	if (rc < 0)
 		fprintf(stderr, "%s\n", err.msg);
 	ibnet_config_free(&cfg);

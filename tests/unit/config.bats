@@ -150,3 +150,9 @@ load ../helpers/common
 	assert_failure
 	assert_output --partial "invalid hostlist 'c1 c2'"
 }
+
+@test "a HOSTLIST argument takes sinfo's lines too" {
+	run "$IBNET_HOSTS" --rule "$PAPER_RULE" "$(printf 'c1-[1-2]\nc1-3\n')"
+	assert_success
+	assert_output 'cib1-1,cib1-2,cib1-3'
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""doc_drift.py ROOT - the docs against the code's own tables.
+
+Keys: the plugin's known_keys[] (spank-ibnet/ibnet_config.c) against the
+admin guide's key table, spank-ibnet(8) and the example plugstack.conf line.
+Variables: every SLURM_IBNET_* name the shipped code reads or sets
+(spank-ibnet/, alltoall/, scripts/, lmod-modules/) against the user guide,
+and every SLURM_IBNET_* name the user guide shows against the code.
+Prints one line per mismatch and exits 1 on any; prints a summary and exits
+0 otherwise.
+"""
+import glob
+import os
+import re
+import sys
+
+root = sys.argv[1] if len(sys.argv) > 1 else '.'
+
+
+def read(path):
+    with open(os.path.join(root, path), encoding='utf-8', errors='replace') as f:
+        return f.read()
+
+
+problems = []
+
+# The keys, from the one table the parser uses.
+config_c = read('spank-ibnet/ibnet_config.c')
+m = re.search(r'known_keys\[\]\s*=\s*\{(.*?)NULL', config_c, re.S)
+if not m:
+    sys.exit('doc_drift: no known_keys[] table in spank-ibnet/ibnet_config.c')
+keys = re.findall(r'"([a-z_]+)"', m.group(1))
+
+admin = read('docs/admin-guide.md')
+section = admin.split('## plugstack.conf keys', 1)[-1].split('\n## ', 1)[0]
+admin_keys = re.findall(r'^\| `([a-z_]+)` \|', section, re.M)
+man = read('docs/spank-ibnet.8')
+man_keys = re.findall(r'(?:^\.BR? |^\.BI |\\fP)([a-z_]+)=', man, re.M)
+example = read('docs/examples/ibnet.conf')
+
+for k in keys:
+    if k not in admin_keys:
+        problems.append(f'key {k}: no row in the admin guide\'s "plugstack.conf keys" table')
+    if k not in man_keys:
+        problems.append(f'key {k}: not in spank-ibnet(8) (docs/spank-ibnet.8)')
+    if not re.search(r'\b' + k + '=', example):
+        problems.append(f'key {k}: not in the example config (docs/examples/ibnet.conf)')
+for k in sorted(set(admin_keys) - set(keys)):
+    problems.append(f'key {k}: in the admin guide\'s table, but the plugin knows no such key')
+for k in sorted(set(man_keys) - set(keys)):
+    problems.append(f'key {k}: in spank-ibnet(8), but the plugin knows no such key')
+
+# The variables: whole names, and prefixes such as SLURM_IBNET_ORIG_.
+NAME = re.compile(r'SLURM_IBNET_[A-Z0-9_]*')
+code_files = []
+for pattern in ('spank-ibnet/*.[ch]', 'alltoall/*.[ch]', 'scripts/*', 'scripts/*/*',
+                'lmod-modules/*/*.lua'):
+    code_files += [p for p in glob.glob(os.path.join(root, pattern)) if os.path.isfile(p)]
+code_names = set()
+for path in code_files:
+    with open(path, encoding='utf-8', errors='replace') as f:
+        code_names.update(NAME.findall(f.read()))
+code_names.discard('SLURM_IBNET_')
+guide = read('docs/user-guide.md')
+guide_names = set(NAME.findall(guide))
+
+for name in sorted(code_names):
+    if name in guide_names:
+        continue
+    # A prefix (SLURM_IBNET_ORIG_, SLURM_IBNET_ALLTOALL_*): some name under it.
+    if name.endswith('_') and any(g.startswith(name) for g in guide_names):
+        continue
+    # A table row may shorten a family: SLURM_IBNET_ALLTOALL_WINDOW, `_CREDITS`.
+    family, _, last = name.rpartition('_')
+    if last and f'`_{last}`' in guide and family + '_' in ''.join(guide_names):
+        continue
+    problems.append(f'variable {name}: the code uses it, the user guide does not say what it is')
+for name in sorted(guide_names):
+    if name.endswith('_') or name in code_names:
+        continue
+    problems.append(f'variable {name}: in the user guide, but no shipped code uses it')
+
+for p in problems:
+    print(p)
+if problems:
+    sys.exit(1)
+print(f'doc_drift: {len(keys)} keys and {len(code_names)} variables, each documented')
