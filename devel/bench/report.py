@@ -156,7 +156,7 @@ def alltoall_section(rows, lines, plots, outdir):
 
 def scheme_section(lines):
     lines.append("### The paper's ordered all-to-all and the paced one, side by side\n")
-    lines.append("| | Kutzner et al. (seed 004; `phased.c`, Open MPI devel list, 2005) | spank-ibnet 0.4 `--ordered-alltoall` |")
+    lines.append("| | Kutzner et al. (\"Improved GROMACS scaling on Ethernet switched clusters\", 2006; `phased.c`, Open MPI devel list, 2005) | spank-ibnet 0.4 `--ordered-alltoall` |")
     lines.append("|---|---|---|")
     for row in (
         ("order", "phase p: rank i sends to i+p, receives from i-p (`MPI_Sendrecv`)",
@@ -164,7 +164,7 @@ def scheme_section(lines):
         ("between phases", "`MPI_Barrier`", "none: a receiver grants the next phase's sender as soon as its window has room"),
         ("several CPUs per node", "a variant in which each node receives from one other node per phase",
          "node-aware from `MPI_Comm_split_type(SHARED)`; same-node pairs through shared memory, all at once"),
-        ("flow control", "none (the switch's 802.3x, seed 001, where it has it)",
+        ("flow control", "none (the switch's 802.3x, as in Tanaka's Beowulf cluster, NIFS 2004, where it has it)",
          "receiver-granted credits: at most `alltoall_window` (16 KiB) in flight towards a node's port"),
         ("small messages", "slower than `MPI_Alltoall` (the barriers)", "below `alltoall_threshold` the MPI's own all-to-all"),
         ("how a job gets it", "link the routine into the application", "`--ordered-alltoall`: a preload, any MPI, C and Fortran"),

@@ -74,6 +74,9 @@ setup() {
 	[ -f /usr/share/man/man8/spank-ibnet.8.gz ]
 	[ -f "/usr/share/spank-ibnet/lmod-modules/gaussian-ib/$(cat "$REPO/VERSION").lua" ]
 	[ -f /usr/share/spank-ibnet/examples/job_submit.lua ]
+	# The guides link to the benchmarks, so they ship too; the licence is the package's copyright.
+	ls /usr/share/doc/spank-ibnet/benchmarks.md* /usr/share/doc/spank-ibnet/bench/alltoall-gige-lossy.png
+	grep -q '^License: GPL-2+' /usr/share/doc/spank-ibnet/copyright
 	# The example line names the installed plugin; no file under /etc is the package's.
 	run cat /usr/share/spank-ibnet/ibnet.conf
 	assert_output --partial "$PLUGIN_SO"

@@ -29,6 +29,8 @@ rpmfile() { ls "$REPO"/build/rpm/RPMS/*/spank-ibnet-"$(cat "$REPO/VERSION")"-1*.
 	assert_line /usr/lib64/spank-ibnet/libibnet-a2a-mpich.so
 	assert_line /usr/bin/ibnet-hosts
 	assert_line /usr/share/spank-ibnet/ibnet.conf
+	assert_line --regexp '^/usr/share/doc/spank-ibnet[^/]*/benchmarks\.md$'
+	assert_line --regexp '^/usr/share/licenses/spank-ibnet[^/]*/COPYING$'
 	refute_output --regexp '^/etc/'
 	mkdir -p "$BATS_TEST_TMPDIR/x"
 	(cd "$BATS_TEST_TMPDIR/x" && rpm2cpio "$(rpmfile)" | cpio -idm --quiet)
@@ -45,4 +47,10 @@ rpmfile() { ls "$REPO"/build/rpm/RPMS/*/spank-ibnet-"$(cat "$REPO/VERSION")"-1*.
 	assert_output "$v"
 	grep -q -- "- $v-1\$" "$REPO/packaging/rpm/spank-ibnet.spec"
 	grep -q "^$v " "$REPO/NEWS"
+	# Each version NEWS names is dated as its Debian changelog entry is, not "unreleased".
+	local date
+	date=$(date -u -d "$(dpkg-parsechangelog -l "$REPO/packaging/debian/changelog" -S Date)" +%F)
+	grep -qx "$v ($date)" "$REPO/NEWS"
+	run grep -c 'unreleased' "$REPO/NEWS"
+	assert_output 0
 }
