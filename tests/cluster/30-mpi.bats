@@ -35,8 +35,11 @@ mpich_algorithm() {
 	brucks=$(mpich_algorithm brucks)
 	echo "auto: $auto pairwise: $pairwise brucks: $brucks"
 	[ "$auto" = MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM=0 ]
-	[ -n "${pairwise#*=}" ] && [ "$pairwise" != "$auto" ] && [ "$pairwise" != "$brucks" ]
-	[ -n "${brucks#*=}" ] && [ "$brucks" != "$auto" ]
+	[ -n "${pairwise#*=}" ]
+	[ "$pairwise" != "$auto" ]
+	[ "$pairwise" != "$brucks" ]
+	[ -n "${brucks#*=}" ]
+	[ "$brucks" != "$auto" ]
 }
 
 @test "tcp: Open MPI and MPICH run to completion across 3 nodes, default all-to-all" {

@@ -68,7 +68,8 @@ setup() {
 
 @test "install: the plugin, the gate, ibnet-hosts, the man page, the module; nothing enabled" {
 	dpkg -i "$STATE/old.deb"
-	[ -f "$PLUGIN_SO" ] && [ -f "$GATE_SO" ]
+	[ -f "$PLUGIN_SO" ]
+	[ -f "$GATE_SO" ]
 	run /usr/bin/ibnet-hosts --version
 	assert_output --partial "$(cat "$REPO/VERSION")"
 	[ -f /usr/share/man/man8/spank-ibnet.8.gz ]

@@ -117,6 +117,7 @@ instructions() {
 	many=$(instructions "$IBNET_HOSTS" --expand "n[$(seq -s, 0 2 39998)]")
 	one=$(instructions "$IBNET_HOSTS" --expand 'n[0-19999]')
 	echo "many ranges: $many, one range: $one"
-	[ "$many" -gt 0 ] && [ "$one" -gt 0 ]
+	[ "$many" -gt 0 ]
+	[ "$one" -gt 0 ]
 	[ "$many" -lt $((one * 3)) ]
 }

@@ -32,13 +32,15 @@ print("client=%d accepted=%d" % (rto(c), rto(s)))'
 	run rto LD_PRELOAD="$A2A" SLURM_IBNET_TCP_RTO_MIN_US=12000 SLURM_IBNET_ALLTOALL_REPORT=1
 	assert_success
 	[[ "$output" =~ client=([0-9]+)\ accepted=([0-9]+) ]]
-	[ "${BASH_REMATCH[1]}" -lt 50000 ] && [ "${BASH_REMATCH[2]}" -lt 50000 ]
+	[ "${BASH_REMATCH[1]}" -lt 50000 ]
+	[ "${BASH_REMATCH[2]}" -lt 50000 ]
 	assert_output --regexp 'spank-ibnet tcp: pid [0-9]+: 2 TCP sockets given a 12000 us retransmission floor'
 	# Preloaded but not asked (SLURM_IBNET_TCP_RTO_MIN_US unset): inert.
 	run rto LD_PRELOAD="$A2A" SLURM_IBNET_ALLTOALL_REPORT=1
 	assert_success
 	[[ "$output" =~ client=([0-9]+)\ accepted=([0-9]+) ]]
-	[ "${BASH_REMATCH[1]}" -ge 200000 ] && [ "${BASH_REMATCH[2]}" -ge 200000 ]
+	[ "${BASH_REMATCH[1]}" -ge 200000 ]
+	[ "${BASH_REMATCH[2]}" -ge 200000 ]
 	refute_output --partial 'spank-ibnet tcp'
 	run rto LD_PRELOAD="$A2A" SLURM_IBNET_TCP_RTO_MIN_US=fast
 	assert_output --partial "spank-ibnet tcp: SLURM_IBNET_TCP_RTO_MIN_US: 'fast' is not a number of microseconds (1000 to 200000); no retransmission floor"
@@ -79,7 +81,8 @@ print("client=%d accepted=%d" % (rto(c), rto(s)))'
 	assert_line --regexp '^SLURM_IBNET_TCP_RTO_MIN_US=[0-9]+$'
 	local got
 	got=$(sed -n 's/^SLURM_IBNET_TCP_RTO_MIN_US=//p' <<<"$output")
-	[ "$got" -ge 2000 ] && [ "$got" -le 20000 ]
+	[ "$got" -ge 2000 ]
+	[ "$got" -le 20000 ]
 	refute_output --partial 'no TCP retransmission floor'
 	# The job's variable is its default, like --transport's.
 	run plan SLURM_IBNET_TCP_RTO_MIN=30 -- --transport=tcp
