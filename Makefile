@@ -1,15 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # spank-ibnet: build, install, test, demo.
 #
-#   make            build the plugin, the rsocket gate and ibnet-hosts
+#   make            build the plugin, the rsocket gate, ibnet-hosts and the job
+#                   preload; the paced all-to-all for each MPI whose development
+#                   files are here (WITH_OMPI=no, WITH_MPICH=no leave one out)
 #   make test       install missing packages, build, run every test
 #   make test-matrix every test on this machine, then in each other test stack
 #                   (devel/ibnet-stack: a cached Debian 13 root, Slurm 24.11)
 #   make demo       install missing packages, build, start the test cluster, run a job
 #   make fuzz       libFuzzer harnesses under ASan/UBSan (tests/fuzz), FUZZ_SECONDS each
 #   make install    PREFIX=/usr/local DESTDIR= SLURM_PLUGIN_DIR=...  (enables nothing)
+#   make uninstall  the same variables: removes exactly what install put there
 #   make deb        a Debian package (packaging/debian) in build/deb/, checked by lintian
 #   make rpm        an RPM (packaging/rpm/spank-ibnet.spec) in build/rpm/
+#
+# The test, fuzz and bench builds are in tests/build.mk and devel/bench/build.mk.
 
 PREFIX           ?= /usr/local
 LIBDIR           ?= $(PREFIX)/lib
@@ -17,7 +22,8 @@ BINDIR           ?= $(PREFIX)/bin
 MANDIR           ?= $(PREFIX)/share/man
 SLURM_PLUGIN_DIR ?= $(LIBDIR)/slurm
 GATE_DIR         ?= $(LIBDIR)/spank-ibnet
-# Lmod module, Lua library and Gaussian scripts, laid out as in the source tree.
+# The Lmod module, the Lua module for job_submit.lua, the Gaussian scripts
+# and the example configuration, laid out as in the source tree.
 DATADIR          ?= $(PREFIX)/share/spank-ibnet
 DESTDIR          ?=
 
@@ -34,41 +40,71 @@ DEFS     = -D_GNU_SOURCE -DIBNET_VERSION='"$(VERSION)"' \
 # full RELRO and immediate binding (the GOT is read-only once loaded).
 HARDEN   = -fstack-protector-strong -D_FORTIFY_SOURCE=2
 HARDEN_LD = -Wl,-z,relro,-z,now
-ALL_CFLAGS = -std=gnu11 $(WARN) $(DEFS) $(CFLAGS) $(HARDEN)
+# -MMD -MP: each object's header dependencies, written beside it (.d).
+ALL_CFLAGS = -std=gnu11 $(WARN) $(DEFS) $(CFLAGS) $(HARDEN) -MMD -MP
 ALL_LDFLAGS = $(HARDEN_LD) $(LDFLAGS)
 
 B   = build
 SRC = spank-ibnet
-# The decision layer: no Slurm, shared by the plugin and ibnet-hosts.
-# ibnet_a2a_settings lives in alltoall/: the paced library parses with it too.
-CORE = ibnet_util ibnet_hostlist ibnet_rule ibnet_config ibnet_request ibnet_env ibnet_probe \
-	ibnet_a2a_settings
-CORE_PIC = $(CORE:%=$(B)/pic/%.o)
-# What only ibnet-hosts needs (the site's plugstack.conf line, Gaussian
-# inputs): not linked into the plugin.
-TOOL_CORE = $(CORE) ibnet_site ibnet_gaussian
-TOOL_OBJ = $(TOOL_CORE:%=$(B)/obj/%.o)
-# The same as source files, for the one-command ASan and fuzz builds.
-TOOL_SRC = $(filter-out $(SRC)/ibnet_a2a_settings.c,$(TOOL_CORE:%=$(SRC)/%.c)) \
-	alltoall/ibnet_a2a_settings.c
+A2A_SRC = alltoall
+vpath %.c $(SRC) $(A2A_SRC)
+
+# The decision layer: no Slurm, shared by the plugin and ibnet-hosts
+# (docs/architecture.md says which decision each file holds).
+# ibnet_a2a_settings lives in alltoall/: the job's libraries read its table too.
+CORE = ibnet_util ibnet_hostlist ibnet_rule ibnet_config ibnet_request ibnet_probe \
+	ibnet_planner ibnet_env ibnet_env_mpi ibnet_env_preload ibnet_env_alltoall \
+	ibnet_gaussian ibnet_step ibnet_a2a_settings
+# What only ibnet-hosts needs: the site's plugstack.conf line.
+TOOL_ONLY = ibnet_site
 
 PLUGIN = $(B)/spank_ibnet.so
 GATE   = $(B)/libibnet-rsgate.so
 TOOL   = $(B)/ibnet-hosts
-# The paced all-to-all (alltoall/): a preload with no MPI in it, and the
-# scheme built once per MPI ABI against that MPI's mpi.h only (no libmpi
-# link: the program's own MPI provides the symbols).
-A2A_SRC = alltoall
-A2A = $(B)/libibnet-alltoall.so $(B)/libibnet-a2a-ompi.so $(B)/libibnet-a2a-mpich.so
-OMPI_CFLAGS  ?= $(shell pkg-config --cflags ompi-c)
-MPICH_CFLAGS ?= $(shell pkg-config --cflags mpich)
-A2A_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -I$(A2A_SRC)
+# The job's preload (alltoall/): the MPI dispatcher and the TCP retransmission
+# floor, with no MPI in it; and the paced scheme, built once per MPI ABI
+# against that MPI's mpi.h only (no libmpi link: the program's own MPI
+# provides the symbols).
+PRELOAD = $(B)/libibnet-alltoall.so
+OMPI_CFLAGS  ?= $(shell pkg-config --cflags ompi-c 2>/dev/null)
+MPICH_CFLAGS ?= $(shell pkg-config --cflags mpich 2>/dev/null)
+# Built where the MPI's development files are: found by pkg-config, or
+# given as OMPI_CFLAGS=/MPICH_CFLAGS= (RHEL keeps them under the MPI's prefix).
+WITH_OMPI  ?= $(if $(filter command line environment,$(origin OMPI_CFLAGS))$(shell pkg-config --exists ompi-c 2>/dev/null && echo yes),yes,no)
+WITH_MPICH ?= $(if $(filter command line environment,$(origin MPICH_CFLAGS))$(shell pkg-config --exists mpich 2>/dev/null && echo yes),yes,no)
+A2A_ABIS = $(if $(filter yes,$(WITH_OMPI)),ompi) $(if $(filter yes,$(WITH_MPICH)),mpich)
+A2A_LIBS = $(A2A_ABIS:%=$(B)/libibnet-a2a-%.so)
+A2A_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -I$(A2A_SRC) -I$(SRC)
 
-.PHONY: deb rpm dist FORCE fuzz fuzz-build bench bench-programs all install uninstall test test-matrix unit-test cluster-test demo deps asan programs clean
-all: $(PLUGIN) $(GATE) $(TOOL) $(A2A)
+# Said once per make, so a host without an MPI's development files knows
+# what its jobs will not get (the dispatcher says it again at run time).
+ifneq ($(WITH_OMPI),yes)
+$(info spank-ibnet: not building libibnet-a2a-ompi.so (no Open MPI development files: pkg-config ompi-c, or OMPI_CFLAGS=); Open MPI jobs get Open MPI's own all-to-all)
+endif
+ifneq ($(WITH_MPICH),yes)
+$(info spank-ibnet: not building libibnet-a2a-mpich.so (no MPICH development files: pkg-config mpich, or MPICH_CFLAGS=); MPICH-ABI jobs get their MPI's own all-to-all)
+endif
 
-# The gate's install path is compiled in: rebuild what uses it when it changes
-# (make PREFIX=/usr/local, then make install PREFIX=/usr).
+.PHONY: all install uninstall install-list rpm-files dist deb rpm deps test test-matrix \
+	unit-test cluster-test demo bench clean FORCE
+all: $(PLUGIN) $(GATE) $(TOOL) $(PRELOAD) $(A2A_LIBS)
+
+# Objects: pic/ for the plugin, obj/ for ibnet-hosts, a2a/ for the job's
+# preload, a2a-ABI/ for the paced scheme of each MPI.
+$(B)/pic/%.o: %.c | $(B)/pic
+	$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
+$(B)/obj/%.o: %.c | $(B)/obj
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+$(B)/a2a/%.o: %.c | $(B)/a2a
+	$(CC) $(A2A_CFLAGS) -c -o $@ $<
+$(B)/a2a-ompi/%.o: %.c | $(B)/a2a-ompi
+	$(CC) $(A2A_CFLAGS) $(OMPI_CFLAGS) -c -o $@ $<
+$(B)/a2a-mpich/%.o: %.c | $(B)/a2a-mpich
+	$(CC) $(A2A_CFLAGS) $(MPICH_CFLAGS) -c -o $@ $<
+$(B)/pic $(B)/obj $(B)/a2a $(B)/a2a-ompi $(B)/a2a-mpich:
+	mkdir -p $@
+
+# What -MMD cannot see: the compiled-in paths and the version.
 GATE_STAMP = $(B)/gate-path
 $(GATE_STAMP): FORCE | $(B)/pic
 	@echo '$(GATE_DIR)' | cmp -s - $@ || echo '$(GATE_DIR)' > $@
@@ -76,128 +112,76 @@ $(B)/pic/ibnet_config.o $(B)/obj/ibnet_config.o: $(GATE_STAMP)
 $(B)/pic/spank_ibnet.o $(B)/obj/ibnet_hosts.o: VERSION
 FORCE:
 
-$(B)/pic/%.o: $(SRC)/%.c $(wildcard $(SRC)/*.h) alltoall/ibnet_a2a_settings.h | $(B)/pic
-	$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
-$(B)/obj/%.o: $(SRC)/%.c $(wildcard $(SRC)/*.h) alltoall/ibnet_a2a_settings.h | $(B)/obj
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
-$(B)/pic/%.o: alltoall/%.c alltoall/%.h | $(B)/pic
-	$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
-$(B)/obj/%.o: alltoall/%.c alltoall/%.h | $(B)/obj
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
-$(B)/pic $(B)/obj:
-	mkdir -p $@
-
 # Slurm's symbols (slurm_error, spank_*) come from the process loading us;
 # the version script exports only what Slurm looks up.
-$(PLUGIN): $(B)/pic/spank_ibnet.o $(CORE_PIC) $(SRC)/spank_ibnet.map
+$(PLUGIN): $(B)/pic/spank_ibnet.o $(CORE:%=$(B)/pic/%.o) $(SRC)/spank_ibnet.map
 	$(CC) -shared $(ALL_LDFLAGS) -Wl,--version-script=$(SRC)/spank_ibnet.map \
 	    -o $@ $(filter %.o,$^)
-$(GATE): $(SRC)/rsocket_gate.c $(SRC)/rspreload_calls.h | $(B)/pic
-	$(CC) $(ALL_CFLAGS) -fPIC -shared $(ALL_LDFLAGS) -o $@ $< -ldl
-$(TOOL): $(B)/obj/ibnet_hosts.o $(TOOL_OBJ)
+$(GATE): $(B)/pic/rsocket_gate.o
+	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ -ldl
+$(TOOL): $(B)/obj/ibnet_hosts.o $(CORE:%=$(B)/obj/%.o) $(TOOL_ONLY:%=$(B)/obj/%.o)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
+$(PRELOAD): $(B)/a2a/ibnet_a2a_dispatch.o $(B)/a2a/ibnet_tcp_floor.o $(B)/a2a/ibnet_a2a_settings.o
+	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ -ldl -lpthread
+$(B)/libibnet-a2a-%.so: $(B)/a2a-%/ibnet_a2a_paced.o $(B)/a2a-%/ibnet_a2a_settings.o
+	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ -ldl -lpthread
 
-# The job's preload: the MPI dispatcher and the TCP retransmission floor.
-A2A_PRELOAD = $(A2A_SRC)/ibnet_a2a_dispatch.c $(A2A_SRC)/ibnet_tcp_floor.c \
-	$(A2A_SRC)/ibnet_a2a_settings.c $(A2A_SRC)/ibnet_a2a_settings.h
-$(B)/libibnet-alltoall.so: $(A2A_PRELOAD) | $(B)/pic
-	$(CC) $(A2A_CFLAGS) -shared $(ALL_LDFLAGS) -o $@ $(filter %.c,$^) -ldl -lpthread
-A2A_PACED = $(A2A_SRC)/ibnet_a2a_paced.c $(A2A_SRC)/ibnet_a2a_settings.c $(A2A_SRC)/ibnet_a2a_settings.h
-$(B)/libibnet-a2a-ompi.so: $(A2A_PACED) | $(B)/pic
-	$(CC) $(A2A_CFLAGS) $(OMPI_CFLAGS) -shared $(ALL_LDFLAGS) -o $@ $(filter %.c,$^) -ldl -lpthread
-$(B)/libibnet-a2a-mpich.so: $(A2A_PACED) | $(B)/pic
-	$(CC) $(A2A_CFLAGS) $(MPICH_CFLAGS) -shared $(ALL_LDFLAGS) -o $@ $(filter %.c,$^) -ldl -lpthread
+-include $(wildcard $(B)/*/*.d)
+# Objects are kept between builds, not removed as intermediates of a chain.
+.SECONDARY:
 
-# The C unit layer under AddressSanitizer/UBSan, for the memory tests.
-asan: $(B)/asan/ibnet-hosts
-$(B)/asan/ibnet-hosts: $(SRC)/ibnet_hosts.c $(TOOL_SRC) $(wildcard $(SRC)/*.h)
-	mkdir -p $(B)/asan
-	$(CC) -std=gnu11 $(WARN) $(DEFS) -O1 -g -fsanitize=address,undefined \
-	    -fno-omit-frame-pointer -o $@ $(SRC)/ibnet_hosts.c $(TOOL_SRC)
-
-# libFuzzer harnesses (tests/fuzz), under ASan and UBSan; needs clang.
-#   make fuzz                  every harness for FUZZ_SECONDS (default 30) each
-#   make fuzz FUZZ_RUNS=1000000  every harness for that many inputs each
-# tests/fuzz/run says what it does with the corpora and findings.
-FUZZERS = config rule hostlist wdef env linda
-FUZZ_SECONDS ?= 30
-FUZZ_CC ?= clang
-FUZZ_FLAGS = -std=gnu11 $(WARN) $(DEFS) -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=undefined -I$(SRC)
-fuzz-build: $(FUZZERS:%=$(B)/fuzz/fuzz_%)
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(TOOL_SRC) $(wildcard $(SRC)/*.h)
-	mkdir -p $(B)/fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(TOOL_SRC)
-fuzz: fuzz-build
-	tests/fuzz/run $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS))
-
-# Small MPI programs the integration tests run, one build per MPI library.
-programs: $(B)/tests/alltoall_probe.openmpi $(B)/tests/alltoall_probe.mpich \
-	$(B)/tests/linda_standin $(B)/tests/a2a_check.openmpi $(B)/tests/a2a_check.mpich \
-	$(B)/tests/a2a_fortran.openmpi $(B)/tests/a2a_fortran.mpich $(B)/tests/libhide-rto-min.so
-$(B)/tests/alltoall_probe.%: tests/programs/alltoall_probe.c
-	mkdir -p $(B)/tests
-	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
-$(B)/tests/a2a_check.%: tests/programs/a2a_check.c
-	mkdir -p $(B)/tests
-	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
-# MPICH's "use mpi" declares no interfaces: gfortran warns of the mixed
-# argument ranks MPI_IN_PLACE brings (-w); Open MPI's ignores them.
-$(B)/tests/a2a_fortran.%: tests/programs/a2a_fortran.f90
-	mkdir -p $(B)/tests
-	mpif90.$* -O2 -w -J $(B)/tests -o $@ $<
-# A kernel without TCP_RTO_MIN_US, for the floor's fallback tests.
-$(B)/tests/libhide-rto-min.so: tests/programs/hide_rto_min.c
-	mkdir -p $(B)/tests
-	$(CC) -std=gnu11 $(WARN) -O2 -fPIC -shared -o $@ $< -ldl
-$(B)/tests/linda_standin: tests/programs/linda_standin.c
-	mkdir -p $(B)/tests
-	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $<
-
-# The benchmark's workloads (devel/bench): Open MPI programs and a socket farm.
-bench-programs: $(B)/bench/a2a_bench $(B)/bench/pingpong $(B)/bench/linda_farm.exel
-$(B)/bench/a2a_bench $(B)/bench/pingpong: $(B)/bench/%: devel/bench/%.c
-	mkdir -p $(B)/bench
-	mpicc.openmpi -O2 -Wall -Wextra -Werror -o $@ $<
-$(B)/bench/linda_farm.exel: devel/bench/linda_farm.c
-	mkdir -p $(B)/bench
-	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $< -lpthread
+# What is installed: one entry per file, MODE:SOURCE:DESTINATION, for
+# install, uninstall and both packages (the RPM's %files is printed from it
+# by 'make rpm-files'; the Debian package takes what install puts in DESTDIR).
+# MODE "sed": 0644, with @DATADIR@ and @SLURM_PLUGIN_DIR@ replaced (the
+# module and the examples know where they were installed). MODE "link":
+# SOURCE is the symlink's target.
+INSTALL_LIST = \
+	0755:$(PLUGIN):$(SLURM_PLUGIN_DIR)/spank_ibnet.so \
+	0755:$(GATE):$(GATE_DIR)/libibnet-rsgate.so \
+	$(foreach l,$(PRELOAD) $(A2A_LIBS),0755:$(l):$(GATE_DIR)/$(notdir $(l))) \
+	0755:$(TOOL):$(BINDIR)/ibnet-hosts \
+	$(foreach m,ibnet-hosts.1 gaussian-ib-input.1 spank-ibnet.8 gaussian-ib-setup.8,0644:docs/$(m):$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(m)) \
+	$(foreach m,$(wildcard lmod-modules/gaussian-ib/*.lua),sed:$(m):$(DATADIR)/$(m)) \
+	$(foreach m,$(wildcard lua/*/*.lua),0644:$(m):$(DATADIR)/$(m)) \
+	$(foreach s,gaussian-ib-setup gaussian-ib-input linda-rsockets linda-srun,0755:scripts/$(s):$(DATADIR)/scripts/$(s)) \
+	0755:scripts/gaussian-ib-bin/g16:$(DATADIR)/scripts/gaussian-ib-bin/g16 \
+	link:g16:$(DATADIR)/scripts/gaussian-ib-bin/g09 \
+	link:$(DATADIR)/scripts/gaussian-ib-setup:$(BINDIR)/gaussian-ib-setup \
+	link:$(DATADIR)/scripts/gaussian-ib-input:$(BINDIR)/gaussian-ib-input \
+	sed:docs/examples/ibnet.conf:$(DATADIR)/ibnet.conf \
+	sed:docs/examples/job_submit.lua:$(DATADIR)/examples/job_submit.lua
+SUBST = sed -e 's|@SLURM_PLUGIN_DIR@|$(SLURM_PLUGIN_DIR)|g' -e 's|@DATADIR@|$(DATADIR)|g'
 
 install: all
-	install -d $(DESTDIR)$(SLURM_PLUGIN_DIR) $(DESTDIR)$(GATE_DIR) $(DESTDIR)$(BINDIR) \
-	    $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1
-	install -m 0755 $(PLUGIN) $(DESTDIR)$(SLURM_PLUGIN_DIR)/spank_ibnet.so
-	install -m 0755 $(GATE) $(DESTDIR)$(GATE_DIR)/libibnet-rsgate.so
-	install -m 0755 $(A2A) $(DESTDIR)$(GATE_DIR)/
-	install -m 0755 $(TOOL) $(DESTDIR)$(BINDIR)/ibnet-hosts
-	install -m 0644 docs/spank-ibnet.8 docs/gaussian-ib-setup.8 $(DESTDIR)$(MANDIR)/man8/
-	install -m 0644 docs/ibnet-hosts.1 docs/gaussian-ib-input.1 $(DESTDIR)$(MANDIR)/man1/
-	install -d $(DESTDIR)$(DATADIR)/lmod-modules/gaussian-ib $(DESTDIR)$(DATADIR)/scripts/gaussian-ib-bin
-	# The module knows where it was installed, so a site can copy it elsewhere.
-	for m in lmod-modules/gaussian-ib/*.lua; do \
-	    sed -e 's|@DATADIR@|$(DATADIR)|' $$m > $(DESTDIR)$(DATADIR)/$$m && \
-	    chmod 0644 $(DESTDIR)$(DATADIR)/$$m || exit 1; done
-	install -m 0755 scripts/gaussian-ib-setup scripts/gaussian-ib-input \
-	    scripts/linda-rsockets scripts/linda-srun $(DESTDIR)$(DATADIR)/scripts/
-	install -m 0755 scripts/gaussian-ib-bin/g16 $(DESTDIR)$(DATADIR)/scripts/gaussian-ib-bin/
-	ln -sf g16 $(DESTDIR)$(DATADIR)/scripts/gaussian-ib-bin/g09
-	ln -sf $(DATADIR)/scripts/gaussian-ib-setup $(DESTDIR)$(BINDIR)/gaussian-ib-setup
-	ln -sf $(DATADIR)/scripts/gaussian-ib-input $(DESTDIR)$(BINDIR)/gaussian-ib-input
-	# The example is data, not configuration: installing enables nothing.
-	sed -e 's|@SLURM_PLUGIN_DIR@|$(SLURM_PLUGIN_DIR)|' -e 's|@DATADIR@|$(DATADIR)|' \
-	    docs/examples/ibnet.conf > $(DESTDIR)$(DATADIR)/ibnet.conf
-	chmod 0644 $(DESTDIR)$(DATADIR)/ibnet.conf
-	install -d $(DESTDIR)$(DATADIR)/examples
-	install -m 0644 docs/examples/job_submit.lua $(DESTDIR)$(DATADIR)/examples/job_submit.lua
+	@set -e; for e in $(INSTALL_LIST); do \
+	    mode=$${e%%:*}; rest=$${e#*:}; src=$${rest%%:*}; dst='$(DESTDIR)'$${rest#*:}; \
+	    install -d "$${dst%/*}"; \
+	    case $$mode in \
+	    link) ln -sfn "$$src" "$$dst" ;; \
+	    sed) $(SUBST) "$$src" > "$$dst"; chmod 0644 "$$dst" ;; \
+	    *) install -m "$$mode" "$$src" "$$dst" ;; \
+	    esac; echo "installed $$dst"; done
 
+# The listed files, then the directories that only we had (never a shared one).
 uninstall:
-	rm -f $(A2A:$(B)/%=$(DESTDIR)$(GATE_DIR)/%)
-	rm -f $(DESTDIR)$(SLURM_PLUGIN_DIR)/spank_ibnet.so $(DESTDIR)$(GATE_DIR)/libibnet-rsgate.so \
-	    $(DESTDIR)$(BINDIR)/ibnet-hosts $(DESTDIR)$(MANDIR)/man8/spank-ibnet.8 \
-	    $(DESTDIR)$(MANDIR)/man8/gaussian-ib-setup.8 $(DESTDIR)$(MANDIR)/man1/ibnet-hosts.1 \
-	    $(DESTDIR)$(MANDIR)/man1/gaussian-ib-input.1 \
-	    $(DESTDIR)$(BINDIR)/gaussian-ib-setup $(DESTDIR)$(BINDIR)/gaussian-ib-input
-	rm -rf $(DESTDIR)$(DATADIR)
+	@for e in $(INSTALL_LIST); do rm -f '$(DESTDIR)'"$${e##*:}"; done
+	@for d in $(sort $(dir $(filter $(DATADIR)/%,$(foreach e,$(INSTALL_LIST),$(lastword $(subst :, ,$(e))))))) \
+	    $(GATE_DIR)/; do \
+	    d='$(DESTDIR)'$$d; while [ -d "$$d" ] && rmdir "$$d" 2>/dev/null; do \
+	    d=$${d%/*}; case $$d in '$(DESTDIR)$(DATADIR)'*|'$(DESTDIR)$(GATE_DIR)') ;; *) break ;; esac; done; done
+
+# The installed paths, one per line.
+install-list:
+	@for e in $(INSTALL_LIST); do echo "$${e##*:}"; done
+
+# The RPM's %files: each file (man pages as rpm compresses them) and our own directories.
+rpm-files:
+	@for e in $(INSTALL_LIST); do f=$${e##*:}; \
+	    case $$f in '$(MANDIR)'/*) echo "$$f*" ;; *) echo "$$f" ;; esac; done
+	@echo '%dir $(GATE_DIR)'
+	@for d in $(sort $(patsubst %/,%,$(dir $(filter $(DATADIR)/%,$(foreach e,$(INSTALL_LIST),$(lastword $(subst :, ,$(e)))))))); do \
+	    while :; do echo "%dir $$d"; [ "$$d" = '$(DATADIR)' ] && break; d=$${d%/*}; done; done | sort -u
 
 # The source as it is in the work tree (tracked and new files, not ignored ones),
 # for the package builds.
@@ -219,17 +203,24 @@ deb: dist
 
 # RPM, with RHEL's paths. --nodeps: this Debian machine's rpm database does not
 # hold slurm-devel (BuildRequires); the Slurm headers come from libslurm-dev.
+# The Slurm release the package requires is read here, by packaging/slurm-release,
+# as the Debian package reads it.
 RPM_TOP = $(CURDIR)/$(B)/rpm
 rpm: dist
 	rm -rf $(RPM_TOP) && mkdir -p $(RPM_TOP)/SOURCES
 	cp $(B)/dist/spank-ibnet-$(VERSION).tar.gz $(RPM_TOP)/SOURCES/
 	rpmbuild -bb --nodeps --define '_topdir $(RPM_TOP)' --define 'version_from_tree $(VERSION)' \
+	    --define "slurm_release $$(packaging/slurm-release)" \
+	    --define "slurm_next $$(packaging/slurm-release --next)" \
 	    packaging/rpm/spank-ibnet.spec
 
 deps:
 	devel/install-deps
 
-unit-test: all asan programs bench-programs fuzz-build
+include tests/build.mk
+include devel/bench/build.mk
+
+unit-test: all test-builds
 	bats --tap tests/unit
 
 cluster-test: all programs bench-programs
@@ -237,7 +228,7 @@ cluster-test: all programs bench-programs
 
 # Every test: unit layer first, then real jobs on the test cluster.
 test: deps
-	$(MAKE) all asan programs bench-programs fuzz-build
+	$(MAKE) all test-builds
 	bats --tap tests/unit tests/cluster
 
 # Every test on every stack, one after the other (their test clusters use the
@@ -246,12 +237,6 @@ test-matrix:
 	status=0; $(MAKE) test || status=1; \
 	for s in $$(devel/ibnet-stack list); do devel/ibnet-stack test $$s || status=1; done; \
 	exit $$status
-
-# The benchmark (docs/benchmarks.md); QUICK=1: a short smoke run in build/.
-bench:
-	devel/install-deps $(if $(QUICK),,--bench)
-	$(MAKE) all bench-programs
-	devel/ibnet-bench $(if $(QUICK),--quick)
 
 demo: deps
 	$(MAKE) all

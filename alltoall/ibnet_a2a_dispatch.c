@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibnet_a2a_settings.h"
+
 #if !defined(__x86_64__) && !defined(__aarch64__)
 #error "the handle pass-through is checked for x86-64 and AArch64 only"
 #endif
@@ -77,11 +79,15 @@ static void resolve(void)
 {
 	Dl_info self;
 	char path[4096];
-	const char *build, *scheme = getenv("SLURM_IBNET_ALLTOALL");
+	const char *build, *word = getenv(IBNET_A2A_ENV_SCHEME);
+	enum ibnet_a2a_scheme scheme = IBNET_ALLTOALL_PACED;
 	void *lib;
 
-	/* Preloaded for the TCP floor alone: the MPI's own, and nothing said. */
-	if (scheme && strcmp(scheme, "paced") != 0 && strcmp(scheme, "ordered") != 0) {
+	/*
+	 * Preloaded for the TCP floor alone (the step's SLURM_IBNET_ALLTOALL is
+	 * not paced): the MPI's own, and nothing said.
+	 */
+	if (word && (ibnet_a2a_scheme_parse(word, &scheme) < 0 || scheme != IBNET_ALLTOALL_PACED)) {
 		c_alltoall = (c_alltoall_fn)dlsym(RTLD_DEFAULT, "PMPI_Alltoall");
 		c_alltoallv = (c_alltoallv_fn)dlsym(RTLD_DEFAULT, "PMPI_Alltoallv");
 		return;

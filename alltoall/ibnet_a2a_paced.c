@@ -35,6 +35,7 @@
 #include <mpi.h>
 
 #include "ibnet_a2a_settings.h"
+#include "ibnet_job_vars.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -97,38 +98,43 @@ static void print_report(void)
 	}
 }
 
+static const char *process_getenv(void *ctx, const char *name)
+{
+	(void)ctx;
+	return getenv(name);
+}
+
 static void read_settings(void)
 {
 	const char *v;
 	char msg[256];
-	int i;
+	int k;
 
 	ibnet_a2a_settings_default(&settings);
 	enabled = true;
 	if ((v = getenv("SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE")))
 		test_ranks_per_node = atoi(v);
-	report = (v = getenv(IBNET_A2A_ENV_REPORT)) && strcmp(v, "0") != 0 && *v;
+	report = ibnet_flag_on(getenv(IBNET_A2A_ENV_REPORT));
 	if (report)
 		atexit(print_report);
 	if ((v = getenv(IBNET_A2A_ENV_PACED)) && strcmp(v, "0") == 0) {
 		enabled = false;
 		return;
 	}
-	for (i = 0; ibnet_a2a_user_choice[i]; i++)
-		if (getenv(ibnet_a2a_user_choice[i])) {
-			if (report) {
-				snprintf(msg, sizeof(msg), "%s is set: the MPI library's own all-to-all "
-					 "runs, as the user chose", ibnet_a2a_user_choice[i]);
-				say(msg);
-			}
-			enabled = false;
-			return;
+	if ((v = ibnet_a2a_user_choice(process_getenv, NULL))) {
+		if (report) {
+			snprintf(msg, sizeof(msg), "%s is set: the MPI library's own all-to-all "
+				 "runs, as the user chose", v);
+			say(msg);
 		}
-	for (i = 0; ibnet_a2a_setting_keys[i]; i++) {
-		const char *name = ibnet_a2a_setting_env(ibnet_a2a_setting_keys[i]);
+		enabled = false;
+		return;
+	}
+	for (k = 0; k < IBNET_A2A_KEY_COUNT; k++) {
+		const char *name = ibnet_a2a_keys[k].env;
 
 		if ((v = getenv(name)) &&
-		    ibnet_a2a_setting_set(&settings, ibnet_a2a_setting_keys[i], v, name, msg,
+		    ibnet_a2a_setting_set(&settings, (enum ibnet_a2a_key)k, v, name, msg,
 					  sizeof(msg)) < 0) {
 			strncat(msg, "; the MPI library's own all-to-all runs instead",
 				sizeof(msg) - strlen(msg) - 1);

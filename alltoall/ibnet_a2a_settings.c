@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * ibnet_a2a_settings.c - parse the paced all-to-all's settings.
+ * ibnet_a2a_settings.c - the all-to-all's one table, and the parsing of its values.
  */
 #include "ibnet_a2a_settings.h"
 
@@ -9,12 +9,63 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const ibnet_a2a_setting_keys[] = { "window", "credits", "threshold", NULL };
-
-const char *const ibnet_a2a_user_choice[] = {
-	"OMPI_MCA_coll_tuned_alltoall_algorithm", "MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM",
-	"I_MPI_ADJUST_ALLTOALL", "MV2_ALLTOALL_TUNING", NULL,
+static const char *const scheme_names[IBNET_ALLTOALL_SCHEME_COUNT] = {
+	[IBNET_ALLTOALL_DEFAULT] = "default",
+	[IBNET_ALLTOALL_PACED] = "paced",
+	[IBNET_ALLTOALL_PAIRWISE] = "pairwise",
 };
+
+/* What a user may write in SLURM_IBNET_ALLTOALL (IBNET_A2A_SCHEME_WORDS). */
+static const struct {
+	const char *word;
+	enum ibnet_a2a_scheme scheme;
+} scheme_words[] = {
+	{ "ordered", IBNET_ALLTOALL_PACED },		/* --ordered-alltoall's word */
+	{ "paced", IBNET_ALLTOALL_PACED },
+	{ "pairwise", IBNET_ALLTOALL_PAIRWISE },
+	{ "default", IBNET_ALLTOALL_DEFAULT },
+};
+
+const struct ibnet_a2a_key_info ibnet_a2a_keys[IBNET_A2A_KEY_COUNT] = {
+	[IBNET_A2A_WINDOW] = { "alltoall_window", IBNET_A2A_ENV_WINDOW, IBNET_A2A_WINDOW_MIN,
+			       IBNET_A2A_WINDOW_MAX, "a window size (bytes in flight towards one "
+			       "node, 1k to 64m, e.g. 64k)" },
+	[IBNET_A2A_CREDITS] = { "alltoall_credits", IBNET_A2A_ENV_CREDITS, 1, IBNET_A2A_CREDITS_MAX,
+				"a number of credits (1 to 64)" },
+	[IBNET_A2A_THRESHOLD] = { "alltoall_threshold", IBNET_A2A_ENV_THRESHOLD, 0,
+				  IBNET_A2A_THRESHOLD_MAX, "a size (bytes converging on one node's "
+				  "port, 0 to 1024m, e.g. 8k)" },
+};
+
+/*
+ * Checked against the installed libraries (ompi_info, MPICH's CVAR list):
+ * Open MPI 4.1 coll/tuned (2 = pairwise; its dynamic rules must be on for
+ * the choice to count) and MPICH 4. Intel MPI and MVAPICH2 from their
+ * documentation, not tested here.
+ */
+const struct ibnet_a2a_mpi_choice ibnet_a2a_mpi_choices[] = {
+	{ "Open MPI", "OMPI_MCA_coll_tuned_alltoall_algorithm", "2",
+	  "OMPI_MCA_coll_tuned_use_dynamic_rules", "1" },
+	{ "MPICH", "MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM", "pairwise", NULL, NULL },
+	{ "Intel MPI", "I_MPI_ADJUST_ALLTOALL", "3", NULL, NULL },	/* pairwise exchange */
+	{ "MVAPICH2", "MV2_ALLTOALL_TUNING", "3", NULL, NULL },	/* ALLTOALL_PAIRWISE_MV2 */
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+const char *ibnet_a2a_scheme_name(enum ibnet_a2a_scheme scheme)
+{
+	return (unsigned)scheme < IBNET_ALLTOALL_SCHEME_COUNT ? scheme_names[scheme] : "?";
+}
+
+const char *ibnet_a2a_user_choice(const char *(*get)(void *ctx, const char *name), void *ctx)
+{
+	int i;
+
+	for (i = 0; ibnet_a2a_mpi_choices[i].mpi; i++)
+		if (get(ctx, ibnet_a2a_mpi_choices[i].variable))
+			return ibnet_a2a_mpi_choices[i].variable;
+	return NULL;
+}
 
 void ibnet_a2a_settings_default(struct ibnet_a2a_settings *s)
 {
@@ -23,15 +74,32 @@ void ibnet_a2a_settings_default(struct ibnet_a2a_settings *s)
 	s->threshold = IBNET_A2A_THRESHOLD_DEFAULT;
 }
 
-const char *ibnet_a2a_setting_env(const char *key)
+static unsigned long *setting_slot(struct ibnet_a2a_settings *s, enum ibnet_a2a_key key)
 {
-	if (strcmp(key, "window") == 0)
-		return IBNET_A2A_ENV_WINDOW;
-	if (strcmp(key, "credits") == 0)
-		return IBNET_A2A_ENV_CREDITS;
-	if (strcmp(key, "threshold") == 0)
-		return IBNET_A2A_ENV_THRESHOLD;
-	return NULL;
+	switch (key) {
+	case IBNET_A2A_WINDOW:
+		return &s->window;
+	case IBNET_A2A_CREDITS:
+		return &s->credits;
+	case IBNET_A2A_THRESHOLD:
+	default:
+		return &s->threshold;
+	}
+}
+
+unsigned long ibnet_a2a_setting_get(const struct ibnet_a2a_settings *s, enum ibnet_a2a_key key)
+{
+	return *setting_slot((struct ibnet_a2a_settings *)s, key);
+}
+
+int ibnet_a2a_key_by_config(const char *name)
+{
+	int k;
+
+	for (k = 0; k < IBNET_A2A_KEY_COUNT; k++)
+		if (strcmp(name, ibnet_a2a_keys[k].config_key) == 0)
+			return k;
+	return -1;
 }
 
 /* "123", "64k", "2m" (powers of 1024); digits only before the unit. */
@@ -67,38 +135,36 @@ static const char *shown(const char *value, char buf[44])
 	return buf;
 }
 
-int ibnet_a2a_setting_set(struct ibnet_a2a_settings *s, const char *key, const char *value,
-			  const char *source, char *msg, size_t msglen)
+int ibnet_a2a_setting_set(struct ibnet_a2a_settings *s, enum ibnet_a2a_key key,
+			  const char *value, const char *source, char *msg, size_t msglen)
 {
+	const struct ibnet_a2a_key_info *k;
 	unsigned long n;
 	char buf[44];
 
-	if (strcmp(key, "window") == 0) {
-		if (parse_size(value, &n) < 0 || n < IBNET_A2A_WINDOW_MIN || n > IBNET_A2A_WINDOW_MAX) {
-			snprintf(msg, msglen, "%s: '%s' is not a window size (bytes in flight "
-				 "towards one node, 1k to 64m, e.g. 64k)", source, shown(value, buf));
-			return -1;
-		}
-		s->window = n;
-	} else if (strcmp(key, "credits") == 0) {
-		if (parse_size(value, &n) < 0 || n < 1 || n > IBNET_A2A_CREDITS_MAX) {
-			snprintf(msg, msglen, "%s: '%s' is not a number of credits (1 to %u)",
-				 source, shown(value, buf), IBNET_A2A_CREDITS_MAX);
-			return -1;
-		}
-		s->credits = (unsigned)n;
-	} else if (strcmp(key, "threshold") == 0) {
-		if (parse_size(value, &n) < 0 || n > IBNET_A2A_THRESHOLD_MAX) {
-			snprintf(msg, msglen, "%s: '%s' is not a size (bytes converging on one node's port, 0 to 1024m, "
-				 "e.g. 8k)", source, shown(value, buf));
-			return -1;
-		}
-		s->threshold = n;
-	} else {
+	if ((unsigned)key >= IBNET_A2A_KEY_COUNT) {
 		snprintf(msg, msglen, "%s: unknown all-to-all setting", source);
 		return -1;
 	}
+	k = &ibnet_a2a_keys[key];
+	if (parse_size(value, &n) < 0 || n < k->min || n > k->max) {
+		snprintf(msg, msglen, "%s: '%s' is not %s", source, shown(value, buf), k->expected);
+		return -1;
+	}
+	*setting_slot(s, key) = n;
 	return 0;
+}
+
+int ibnet_a2a_scheme_parse(const char *value, enum ibnet_a2a_scheme *out)
+{
+	size_t i;
+
+	for (i = 0; value && i < sizeof(scheme_words) / sizeof(scheme_words[0]); i++)
+		if (strcmp(value, scheme_words[i].word) == 0) {
+			*out = scheme_words[i].scheme;
+			return 0;
+		}
+	return -1;
 }
 
 /* Digits only, at most 9 of them. */

@@ -1,16 +1,46 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * ibnet_a2a_settings.h - the paced all-to-all's settings, read once here.
+ * ibnet_a2a_settings.h - the all-to-all's one table: its schemes, the MPI
+ * variables with which a user picks an MPI's own algorithm, and the paced
+ * scheme's settings with their variables and bounds.
  *
- * The plugin reads them from plugstack.conf (alltoall_window=, ...) and
- * checks a job's own SLURM_IBNET_ALLTOALL_* with the same code; the library
- * reads the variables the plugin set, or the user's. No MPI, no Slurm.
+ * The plugin's configuration (alltoall_window=, ...), its request
+ * (SLURM_IBNET_ALLTOALL), its environment plan, ibnet-hosts and the job's
+ * libraries (the dispatcher, the paced scheme) all read these tables; none
+ * names a scheme, a key or an MPI variable of its own. No MPI, no Slurm.
  */
 #ifndef IBNET_A2A_SETTINGS_H
 #define IBNET_A2A_SETTINGS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+/*
+ * The all-to-all a step asks for and gets. A step asks for DEFAULT (nothing),
+ * PACED (--ordered-alltoall: the paced scheme where the node has it, else
+ * each MPI's pairwise) or PAIRWISE (the MPI's own pairwise only); the plan
+ * says which it got, in SLURM_IBNET_ALLTOALL.
+ */
+enum ibnet_a2a_scheme {
+	IBNET_ALLTOALL_DEFAULT,
+	IBNET_ALLTOALL_PACED,
+	IBNET_ALLTOALL_PAIRWISE,
+	IBNET_ALLTOALL_SCHEME_COUNT
+};
+
+/* The variable that asks, and later says, which scheme a step has. */
+#define IBNET_A2A_ENV_SCHEME "SLURM_IBNET_ALLTOALL"
+
+/* "default", "paced" or "pairwise": what SLURM_IBNET_ALLTOALL says a step got. */
+const char *ibnet_a2a_scheme_name(enum ibnet_a2a_scheme scheme);
+
+/*
+ * A SLURM_IBNET_ALLTOALL value a user writes: ordered (the option's word,
+ * the same as paced), paced, pairwise or default. 0, or -1 for anything else
+ * (the caller's sentence lists IBNET_A2A_SCHEME_WORDS).
+ */
+int ibnet_a2a_scheme_parse(const char *value, enum ibnet_a2a_scheme *out);
+#define IBNET_A2A_SCHEME_WORDS "ordered, paced, pairwise or default"
 
 /*
  * Defaults, measured on the test cluster (docs/benchmarks.md, "Choosing the
@@ -42,7 +72,7 @@
 
 struct ibnet_a2a_settings {
 	unsigned long window;		/* bytes in flight towards one node */
-	unsigned credits;		/* chunks of window/credits granted at once */
+	unsigned long credits;		/* chunks of window/credits granted at once */
 	unsigned long threshold;	/* fan-in bytes on a port below which MPI's own runs */
 };
 
@@ -52,31 +82,60 @@ struct ibnet_a2a_settings {
 #define IBNET_A2A_ENV_THRESHOLD "SLURM_IBNET_ALLTOALL_THRESHOLD"
 /* "0": this run uses the MPI library's own all-to-all. */
 #define IBNET_A2A_ENV_PACED "SLURM_IBNET_ALLTOALL_PACED"
-/* "1": each process says at exit how many calls were paced or handed over. */
+/* On (ibnet_flag_on): each process says at exit how many calls were paced or handed over. */
 #define IBNET_A2A_ENV_REPORT "SLURM_IBNET_ALLTOALL_REPORT"
+
+/* The settings, each one row of ibnet_a2a_keys. */
+enum ibnet_a2a_key {
+	IBNET_A2A_WINDOW,
+	IBNET_A2A_CREDITS,
+	IBNET_A2A_THRESHOLD,
+	IBNET_A2A_KEY_COUNT
+};
+
+struct ibnet_a2a_key_info {
+	const char *config_key;		/* plugstack.conf: alltoall_window= */
+	const char *env;		/* the job's variable */
+	unsigned long min, max;		/* written with k and m suffixes (powers of 1024) */
+	const char *expected;		/* what a good value is, for the error sentence */
+};
+extern const struct ibnet_a2a_key_info ibnet_a2a_keys[IBNET_A2A_KEY_COUNT];
 
 void ibnet_a2a_settings_default(struct ibnet_a2a_settings *s);
 
-/*
- * Set one setting by its key ("window", "credits", "threshold") from text
- * such as "65536", "64k", "1m"; source names where the text came from
- * ("alltoall_window" or SLURM_IBNET_ALLTOALL_WINDOW). On a bad value, writes
- * a sentence naming source and value into msg and returns -1.
- */
-int ibnet_a2a_setting_set(struct ibnet_a2a_settings *s, const char *key, const char *value,
-			  const char *source, char *msg, size_t msglen);
-
-/* The variable of a key ("window" -> SLURM_IBNET_ALLTOALL_WINDOW), or NULL. */
-const char *ibnet_a2a_setting_env(const char *key);
-
-extern const char *const ibnet_a2a_setting_keys[];	/* NULL-terminated */
+unsigned long ibnet_a2a_setting_get(const struct ibnet_a2a_settings *s, enum ibnet_a2a_key key);
 
 /*
- * The MPI variables with which a user picks the MPI library's own all-to-all
- * algorithm (NULL-terminated). Any of them set: the user's choice wins, the
- * plugin does not preload the paced all-to-all and the library stands aside.
+ * Set one setting from text such as "65536", "64k", "1m"; source names where
+ * the text came from ("plugstack.conf: alltoall_window" or
+ * SLURM_IBNET_ALLTOALL_WINDOW). On a bad value, writes a sentence naming
+ * source and value into msg and returns -1.
  */
-extern const char *const ibnet_a2a_user_choice[];
+int ibnet_a2a_setting_set(struct ibnet_a2a_settings *s, enum ibnet_a2a_key key,
+			  const char *value, const char *source, char *msg, size_t msglen);
+
+/* The key whose config_key is name (alltoall_window), or -1. */
+int ibnet_a2a_key_by_config(const char *name);
+
+/*
+ * How a user picks an MPI library's own all-to-all algorithm: one row per
+ * MPI, the variable and the value that means pairwise. Any of the variables
+ * set by the job: the user's choice wins, the paced all-to-all stands aside
+ * (the plugin does not plan it, the library does not run it). A pairwise
+ * step gets each MPI's variable (and its companion, if any) where unset.
+ * The list ends with a row whose mpi is NULL.
+ */
+struct ibnet_a2a_mpi_choice {
+	const char *mpi;
+	const char *variable;
+	const char *pairwise;
+	const char *companion;		/* also needed for the choice to take effect */
+	const char *companion_value;
+};
+extern const struct ibnet_a2a_mpi_choice ibnet_a2a_mpi_choices[];
+
+/* The first of the MPI choice variables that get(name) finds set, or NULL. */
+const char *ibnet_a2a_user_choice(const char *(*get)(void *ctx, const char *name), void *ctx);
 
 /*
  * The TCP retransmission floor (ibnet_tcp_floor.c), which the same preload

@@ -57,23 +57,6 @@ int ibnet_transport_check_allowed(const struct ibnet_config *cfg,
 	return -1;
 }
 
-int ibnet_alltoall_parse_env(const char *value, bool *ordered, bool *pairwise,
-			     struct ibnet_err *err)
-{
-	static const char *const names[] = { "default", "ordered", "paced", "pairwise", NULL };
-	int i;
-
-	for (i = 0; value && names[i]; i++)
-		if (strcmp(value, names[i]) == 0) {
-			*ordered = i > 0;
-			*pairwise = i == 3;
-			return 0;
-		}
-	ibnet_err_set(err, IBNET_PREFIX "invalid SLURM_IBNET_ALLTOALL %s "
-		      "(expected ordered, paced, pairwise or default)", ibnet_quote(value));
-	return -1;
-}
-
 /*
  * One interface name, or a shell pattern of names (eno*, ens[0-9]f0), as
  * the kernel allows names: IFNAMSIZ - 1 characters.
@@ -213,7 +196,7 @@ static int set_thresholds(struct ibnet_config *cfg, const char *value, struct ib
 	int t, rc = 0;
 
 	if (!strchr(value, ':')) {
-		if (ibnet_a2a_setting_set(&one, "threshold", value, "plugstack.conf: alltoall_threshold",
+		if (ibnet_a2a_setting_set(&one, IBNET_A2A_THRESHOLD, value, "plugstack.conf: alltoall_threshold",
 					  msg, sizeof(msg)) < 0) {
 			ibnet_err_set(err, IBNET_PREFIX "%s", msg);
 			return -1;
@@ -238,7 +221,7 @@ static int set_thresholds(struct ibnet_config *cfg, const char *value, struct ib
 		*colon = '\0';
 		rc = ibnet_transport_parse(items.v[i], "transport in plugstack.conf alltoall_threshold=",
 					   &tr, err);
-		if (rc == 0 && ibnet_a2a_setting_set(&one, "threshold", colon + 1,
+		if (rc == 0 && ibnet_a2a_setting_set(&one, IBNET_A2A_THRESHOLD, colon + 1,
 						     "plugstack.conf: alltoall_threshold", msg,
 						     sizeof(msg)) < 0) {
 			ibnet_err_set(err, IBNET_PREFIX "%s", msg);
@@ -337,11 +320,12 @@ static int apply_key(struct ibnet_config *cfg, const char *key, const char *valu
 	}
 	if (strcmp(key, "tcp_rto_min_transports") == 0)
 		return set_rto_transports(cfg, value, err);
-	if (strncmp(key, "alltoall_", 9) == 0 && ibnet_a2a_setting_env(key + 9)) {
+	if (ibnet_a2a_key_by_config(key) >= 0) {
 		char msg[256], source[64];
 
 		snprintf(source, sizeof(source), "plugstack.conf: %s", key);
-		if (ibnet_a2a_setting_set(&cfg->a2a, key + 9, value, source, msg, sizeof(msg)) == 0)
+		if (ibnet_a2a_setting_set(&cfg->a2a, (enum ibnet_a2a_key)ibnet_a2a_key_by_config(key),
+					  value, source, msg, sizeof(msg)) == 0)
 			return 0;
 		ibnet_err_set(err, IBNET_PREFIX "%s", msg);
 		return -1;

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 
+#include "ibnet_job_vars.h"
 #include "ibnet_rule.h"
 #include "ibnet_util.h"
 #include "../alltoall/ibnet_a2a_settings.h"
@@ -46,9 +47,6 @@ int ibnet_transport_parse(const char *value, const char *source,
 	"/usr/lib64/rsocket/librspreload.so",                   \
 	"/usr/lib/rsocket/librspreload.so"
 
-/* Programs whose sockets become rsockets unless the admin widens it. */
-#define IBNET_RSOCKET_PROGRAMS_DEFAULT "*.exel"
-
 #ifndef IBNET_RSGATE_DEFAULT
 #define IBNET_RSGATE_DEFAULT "/usr/local/lib/spank-ibnet/libibnet-rsgate.so"
 #endif
@@ -82,14 +80,6 @@ struct ibnet_config {
 int ibnet_config_parse(struct ibnet_config *cfg, int argc, char **argv,
 		       struct ibnet_err *err);
 void ibnet_config_free(struct ibnet_config *cfg);
-
-/*
- * SLURM_IBNET_ALLTOALL: ordered or paced (the paced all-to-all where the
- * node has it, else the MPI's pairwise), pairwise (the MPI's pairwise only),
- * or default.
- */
-int ibnet_alltoall_parse_env(const char *value, bool *ordered, bool *pairwise,
-			     struct ibnet_err *err);
 
 /*
  * The site default, read on its own from plugstack.conf arguments that

@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * ibnet_env.h - the environment a job gets for its transport and all-to-all.
+ * ibnet_env.h - the environment a job step gets for its transport and all-to-all.
+ *
+ * ibnet_env.c puts the parts together in their order; each part lives in
+ * its own file (ibnet_planner.h lists them): the ownership bookkeeping
+ * (ibnet_planner.c), each MPI's variables (ibnet_env_mpi.c), LD_PRELOAD
+ * (ibnet_env_preload.c), the all-to-all and the TCP floor
+ * (ibnet_env_alltoall.c), GAUSS_WDEF's grammar (ibnet_gaussian.c).
  *
  * A pure function: given the config, the job's request and a way to read
  * the job's current environment, it returns the list of changes to make.
@@ -31,33 +37,11 @@
 #include <stdbool.h>
 
 #include "ibnet_config.h"
+#include "ibnet_job.h"
 #include "ibnet_util.h"
 
 /* Kernel limit on one "NAME=value" string (MAX_ARG_STRLEN). */
 #define IBNET_ENV_STRING_MAX (32 * 4096)
-
-/* Returns the job's value of name, or NULL if unset. */
-typedef const char *(*ibnet_env_lookup_fn)(void *ctx, const char *name);
-
-struct ibnet_job {
-	enum ibnet_transport transport;
-	bool ordered_alltoall;
-	bool alltoall_pairwise;		/* asked for the MPI's pairwise, not the paced one */
-	const char *transport_source;	/* "--transport", "SLURM_IBNET_TRANSPORT", ... */
-	const char *alltoall_source;
-	const char *iface;		/* the interface ibnet_probe found; NULL for none */
-	const char *nodelist;		/* the job's nodes; NULL: no hosts */
-	unsigned long max_hosts;	/* how many the job has; 0: IBNET_HOSTLIST_MAX */
-	const char *rspreload_path;	/* resolved by ibnet_probe, for rsocket */
-	const char *rsgate_path;
-	const char *alltoall_path;	/* the job preload (paced all-to-all, TCP floor), if on
-					   this node and the step wants it (ibnet_probe) */
-	unsigned long tcp_rto_min_us;	/* the retransmission floor asked for; 0: none */
-	const char *tcp_rto_min_source;
-	bool tcp_rto_min_record;	/* asked by --tcp-rto-min: recorded for later steps */
-	unsigned long tcp_rto_floor_us;	/* what this node's kernel took (ibnet_probe); 0: none */
-	char tcp_rto_why_not[200];	/* asked but not applied: why, for the log line */
-};
 
 struct ibnet_env_op {
 	char *name;
@@ -72,8 +56,8 @@ struct ibnet_env_plan {
 	struct ibnet_strvec too_long;
 	/* Decisions worth a log line: variables left to the job, and why. */
 	struct ibnet_strvec notes;
-	/* The all-to-all the step got: "paced", "pairwise" or "default". */
-	const char *alltoall_scheme;
+	/* The all-to-all the step got (SLURM_IBNET_ALLTOALL says it by name). */
+	enum ibnet_a2a_scheme alltoall;
 };
 
 int ibnet_env_plan_build(const struct ibnet_config *cfg, const struct ibnet_job *job,
@@ -86,12 +70,5 @@ void ibnet_env_plan_free(struct ibnet_env_plan *plan);
  * came from. Returns a malloc'd string, or NULL when out of memory.
  */
 char *ibnet_env_plan_describe(const struct ibnet_job *job, const struct ibnet_env_plan *plan);
-
-/*
- * Rewrite a Linda worker list ("c1-1:2,c1-2") to IB names, keeping ":N".
- * Hosts already equal to an IB name of one of ib_hosts are kept as they are.
- */
-char *ibnet_wdef_rewrite(const struct ibnet_rule *rule, const char *wdef,
-			 const struct ibnet_strvec *ib_hosts, struct ibnet_err *err);
 
 #endif

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * ibnet_gaussian.c - rewrite the %LindaWorkers lines of a Gaussian input.
+ * ibnet_gaussian.c - Gaussian's Linda worker lists under IB names: the
+ * GAUSS_WDEF grammar (ibnet_wdef_rewrite, the only one) and the
+ * %LindaWorkers lines of an input, which use it.
  */
 #include "ibnet_gaussian.h"
 
@@ -9,7 +11,84 @@
 #include <string.h>
 #include <strings.h>
 
-#include "ibnet_env.h"
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* More entries per node than this is not a Linda worker list (":N" counts workers). */
+#define WDEF_MAX_PER_NODE 4
+
+char *ibnet_wdef_rewrite(const struct ibnet_rule *rule, const char *wdef,
+			 const struct ibnet_strvec *ib_hosts, struct ibnet_err *err)
+{
+	struct ibnet_strvec items = { 0 }, out = { 0 };
+	char **sorted = NULL;
+	char *result = NULL;
+	size_t i;
+
+	if (ib_hosts->n) {
+		sorted = malloc(ib_hosts->n * sizeof(*sorted));
+		if (!sorted)
+			goto nomem;
+		memcpy(sorted, ib_hosts->v, ib_hosts->n * sizeof(*sorted));
+		qsort(sorted, ib_hosts->n, sizeof(*sorted), cmp_str);
+	}
+	if (ibnet_strvec_split(&items, wdef, ",") < 0)
+		goto nomem;
+	/* Linda starts workers on the job's nodes: the list grows with the job. */
+	if (items.n > WDEF_MAX_PER_NODE * (ib_hosts->n > 4 ? ib_hosts->n : 4)) {
+		ibnet_err_set(err, IBNET_PREFIX "GAUSS_WDEF lists %zu workers, more than %d per node "
+			      "of this %zu-node job", items.n, WDEF_MAX_PER_NODE, ib_hosts->n);
+		goto out;
+	}
+	for (i = 0; i < items.n; i++) {
+		char *host = items.v[i];
+		char *count = strchr(host, ':');
+		char *ib;
+		struct ibnet_buf b = { 0 };
+
+		if (count) {
+			*count++ = '\0';
+			if (!*count || strspn(count, "0123456789") != strlen(count) ||
+			    strlen(count) > 6)
+				goto bad;
+		}
+		if (!ibnet_hostname_valid(host))
+			goto bad;
+		if (sorted && bsearch(&host, sorted, ib_hosts->n, sizeof(*sorted), cmp_str))
+			ib = strdup(host);	/* already an IB name of this job */
+		else if (!(ib = ibnet_rule_apply(rule, host, err)))
+			goto out;
+		if (!ib || ibnet_buf_adds(&b, ib) < 0 ||
+		    (count && (ibnet_buf_adds(&b, ":") < 0 || ibnet_buf_adds(&b, count) < 0))) {
+			free(ib);
+			ibnet_buf_free(&b);
+			goto nomem;
+		}
+		free(ib);
+		if (ibnet_strvec_push_owned(&out, ibnet_buf_take(&b)) < 0)
+			goto nomem;
+	}
+	if (items.n == 0)
+		goto bad;
+	result = ibnet_strvec_join(&out, ",");
+	if (!result)
+		goto nomem;
+	goto out;
+bad:
+	ibnet_err_set(err, IBNET_PREFIX "invalid GAUSS_WDEF %s (expected host[:N],host[:N],...)",
+		      ibnet_quote(wdef));
+	goto out;
+nomem:
+	ibnet_err_set(err, IBNET_PREFIX "out of memory");
+out:
+	free(sorted);
+	ibnet_strvec_free(&items);
+	ibnet_strvec_free(&out);
+	return result;
+}
 
 static bool blank(char c)
 {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * ibnet_gaussian.h - Gaussian input files: %LindaWorkers under IB names.
+ * ibnet_gaussian.h - Gaussian's Linda worker lists (GAUSS_WDEF, %LindaWorkers)
+ * under IB names.
  *
  * Link 0 lines beat environment variables in Gaussian, so a
  * "%LindaWorkers=c1-1,c1-2:2" line in an input would defeat the IB worker
@@ -16,6 +17,13 @@
 
 #include "ibnet_rule.h"
 #include "ibnet_util.h"
+
+/*
+ * Rewrite a Linda worker list ("c1-1:2,c1-2") to IB names, keeping ":N".
+ * Hosts already equal to an IB name of one of ib_hosts are kept as they are.
+ */
+char *ibnet_wdef_rewrite(const struct ibnet_rule *rule, const char *wdef,
+			 const struct ibnet_strvec *ib_hosts, struct ibnet_err *err);
 
 /* Does the input hold a %LindaWorkers line (so the site's rule is needed)? */
 bool ibnet_linda_input_has_workers(const char *in, size_t len);

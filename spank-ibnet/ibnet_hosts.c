@@ -6,9 +6,9 @@
  *   ibnet-hosts --config 'ib_hostname=... allowed=tcp,ipoib' --check
  *   ibnet-hosts --config '...' --env --transport=rsocket --nodelist 'c1-[1-3]'
  *
- * It runs the same code as the plugin, so admins can try a rule or a
- * plugstack.conf line before installing it, and the tests reach the C
- * layer through it.
+ * It runs the same code as the plugin (--env calls ibnet_step_plan, as the
+ * plugin does in slurmstepd), so admins can try a rule or a plugstack.conf
+ * line before installing it, and the tests reach the C layer through it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,12 +19,12 @@
 #include <unistd.h>
 
 #include "ibnet_config.h"
-#include "ibnet_env.h"
 #include "ibnet_gaussian.h"
 #include "ibnet_hostlist.h"
 #include "ibnet_probe.h"
 #include "ibnet_request.h"
 #include "ibnet_site.h"
+#include "ibnet_step.h"
 
 static void usage(FILE *fp)
 {
@@ -152,7 +152,7 @@ static void print_quoted(const char *s)
 
 static int do_check(const struct ibnet_config *cfg)
 {
-	int t, first;
+	int t, k, first;
 
 	printf("default_transport=%s\nallowed=", ibnet_transport_name(cfg->default_transport));
 	for (t = 0, first = 1; t < IBNET_TRANSPORT_COUNT; t++) {
@@ -166,9 +166,16 @@ static int do_check(const struct ibnet_config *cfg)
 	       ibnet_rule_spec(cfg->ib_rule), cfg->eth_iface, cfg->ib_iface,
 	       cfg->rspreload ? cfg->rspreload : "(search)", cfg->rsgate,
 	       cfg->rsocket_programs, cfg->rdma_device ? cfg->rdma_device : "(unset)");
-	printf("alltoall_lib=%s\nalltoall_window=%lu\nalltoall_credits=%u\n"
-	       "alltoall_threshold=tcp:%lu,ipoib:%lu,rsocket:%lu,none:%lu\n",
-	       cfg->alltoall_lib ? cfg->alltoall_lib : "none", cfg->a2a.window, cfg->a2a.credits,
+	printf("alltoall_lib=%s\n", cfg->alltoall_lib ? cfg->alltoall_lib : "none");
+	for (k = 0; k < IBNET_A2A_KEY_COUNT; k++) {
+		/* The threshold is the site's per transport, not one value. */
+		if (k == IBNET_A2A_THRESHOLD)
+			continue;
+		printf("%s=%lu\n", ibnet_a2a_keys[k].config_key,
+		       ibnet_a2a_setting_get(&cfg->a2a, (enum ibnet_a2a_key)k));
+	}
+	printf("%s=tcp:%lu,ipoib:%lu,rsocket:%lu,none:%lu\n",
+	       ibnet_a2a_keys[IBNET_A2A_THRESHOLD].config_key,
 	       cfg->a2a_threshold[IBNET_TCP], cfg->a2a_threshold[IBNET_IPOIB],
 	       cfg->a2a_threshold[IBNET_RSOCKET], cfg->a2a_threshold[IBNET_NONE]);
 	if (cfg->tcp_rto_min_us)
@@ -253,56 +260,50 @@ static int do_probe(const struct ibnet_config *cfg, struct ibnet_err *err)
 	return 0;
 }
 
-static int do_env(const struct ibnet_config *cfg, const struct ibnet_options *opts,
-		  struct ibnet_job *job, const char *iface, int repeat, struct ibnet_err *err)
+/*
+ * The plan a step would get, through ibnet_step_plan, the plugin's own
+ * function: this process's environment is the step's.
+ */
+static int do_env(const struct ibnet_config *cfg, const struct ibnet_step_inputs *in,
+		  int repeat, struct ibnet_err *err)
 {
-	struct ibnet_env_plan plan;
-	char found[IBNET_IFNAME_MAX];
-	char *summary;
+	struct ibnet_step step;
 	size_t i;
 	int r;
 
-	if (ibnet_request_resolve(cfg, opts, process_getenv, NULL, job, err) < 0)
-		return -1;
-	/* --iface: the interface a node has, where this machine has not; else probe as the plugin. */
-	job->iface = job->transport == IBNET_NONE ? NULL : iface;
-	if (ibnet_probe_job(cfg, job, found, err) < 0)
-		return -1;
 	if (repeat > 0) {
 		double *t = malloc((size_t)repeat * sizeof(*t));
 
 		for (r = 0; t && r < repeat; r++) {
 			double t0 = now_us();
 
-			if (ibnet_env_plan_build(cfg, job, process_getenv, NULL, &plan, err) < 0) {
+			if (ibnet_step_plan(cfg, in, &step, err) < 0) {
 				free(t);
 				return -1;
 			}
 			t[r] = now_us() - t0;
-			ibnet_env_plan_free(&plan);
+			ibnet_step_free(&step);
 		}
 		if (t)
 			report_times(t, repeat);
 		free(t);
 	}
-	if (ibnet_env_plan_build(cfg, job, process_getenv, NULL, &plan, err) < 0)
+	if (ibnet_step_plan(cfg, in, &step, err) < 0)
 		return -1;
-	summary = ibnet_env_plan_describe(job, &plan);
-	fprintf(stderr, IBNET_PREFIX "%s\n", summary ? summary : "(out of memory)");
-	free(summary);
-	for (i = 0; i < plan.n; i++) {
-		if (plan.ops[i].value) {
-			printf("export %s=", plan.ops[i].name);
-			print_quoted(plan.ops[i].value);
+	fprintf(stderr, IBNET_PREFIX "%s\n", step.summary ? step.summary : "(out of memory)");
+	for (i = 0; i < step.plan.n; i++) {
+		if (step.plan.ops[i].value) {
+			printf("export %s=", step.plan.ops[i].name);
+			print_quoted(step.plan.ops[i].value);
 			putchar('\n');
 		} else {
-			printf("unset %s\n", plan.ops[i].name);
+			printf("unset %s\n", step.plan.ops[i].name);
 		}
 	}
-	for (i = 0; i < plan.too_long.n; i++)
+	for (i = 0; i < step.plan.too_long.n; i++)
 		fprintf(stderr, IBNET_PREFIX "%s not set: over the kernel's limit for one "
-			"environment variable\n", plan.too_long.v[i]);
-	ibnet_env_plan_free(&plan);
+			"environment variable\n", step.plan.too_long.v[i]);
+	ibnet_step_free(&step);
 	return 0;
 }
 
@@ -427,9 +428,8 @@ int main(int argc, char **argv)
 	struct ibnet_err err = { "" };
 	struct ibnet_config cfg;
 	struct ibnet_strvec args = { 0 };
-	struct ibnet_job job = { 0 };
 	struct ibnet_options opts = { 0 };
-	const char *rule = NULL, *config = "", *sep = ",", *iface = NULL;
+	const char *rule = NULL, *config = "", *sep = ",", *iface = NULL, *nodelist = NULL;
 	int expand = 0, check = 0, probe = 0, env = 0, repeat = 0, site = 0, linda = 0, c, rc = 1;
 	struct ibnet_buf input = { 0 };
 	char *site_from = NULL;
@@ -462,7 +462,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NODELIST:
 			nodelist_lines_to_items(optarg);
-			job.nodelist = optarg;
+			nodelist = optarg;
 			break;
 		case OPT_IFACE: iface = optarg; break;
 		case OPT_SEP: sep = optarg; break;
@@ -543,18 +543,15 @@ int main(int argc, char **argv)
 		ibnet_buf_free(&input);
 	} else if (check) {
 		rc = do_check(&cfg);
-		if (rc == 0 && job.nodelist)
-			rc = do_check_nodes(&cfg, job.nodelist, &err);
+		if (rc == 0 && nodelist)
+			rc = do_check_nodes(&cfg, nodelist, &err);
 	} else if (probe)
 		rc = do_probe(&cfg, &err);
 	else if (env) {
-		char *nodelist = NULL;
+		struct ibnet_step_inputs in = { .opts = &opts, .lookup = process_getenv,
+						.nodelist = nodelist, .iface = iface };
 
-		if (!job.nodelist &&
-		    ibnet_job_nodelist(process_getenv, NULL, &nodelist, &job.max_hosts, &err) == 0)
-			job.nodelist = nodelist;
-		rc = err.msg[0] ? -1 : do_env(&cfg, &opts, &job, iface, repeat, &err);
-		free(nodelist);
+		rc = do_env(&cfg, &in, repeat, &err);
 	} else {
 		nodelist_lines_to_items(argv[optind]);
 		rc = do_map(&cfg, argv[optind], expand, sep, repeat, &err);

@@ -3,7 +3,7 @@
  * ibnet_probe.c - what this node has: librspreload, our gate, interfaces.
  */
 #include "ibnet_probe.h"
-#include "ibnet_env.h"
+#include "ibnet_job.h"
 #include "rspreload_calls.h"
 
 #include <elf.h>
@@ -186,11 +186,10 @@ int ibnet_probe_rto_floor(unsigned long want_us, unsigned long *got_us, char *wh
 	return set ? 0 : -1;
 }
 
-int ibnet_probe_job(const struct ibnet_config *cfg, struct ibnet_job *job,
-		    char iface[IBNET_IFNAME_MAX], struct ibnet_err *err)
+int ibnet_probe_job(const struct ibnet_config *cfg, struct ibnet_job *job, struct ibnet_err *err)
 {
 	char why[64];
-	bool paced = job->ordered_alltoall && !job->alltoall_pairwise;
+	bool paced = job->alltoall == IBNET_ALLTOALL_PACED;
 
 	/*
 	 * The job preload (paced all-to-all, TCP floor), if installed here;
@@ -213,9 +212,9 @@ int ibnet_probe_job(const struct ibnet_config *cfg, struct ibnet_job *job,
 	snprintf(why, sizeof(why), "--transport=%s", ibnet_transport_name(job->transport));
 	if (!job->iface) {
 		if (ibnet_probe_iface(job->transport == IBNET_TCP ? cfg->eth_iface : cfg->ib_iface,
-				      why, iface, err) < 0)
+				      why, job->iface_found, err) < 0)
 			return -1;
-		job->iface = iface;
+		job->iface = job->iface_found;
 	}
 	if (job->transport != IBNET_RSOCKET)
 		return 0;

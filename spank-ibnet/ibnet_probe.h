@@ -10,6 +10,7 @@
 #define IBNET_PROBE_H
 
 #include "ibnet_config.h"
+#include "ibnet_job.h"
 #include "ibnet_util.h"
 
 /*
@@ -32,8 +33,6 @@ int ibnet_probe_rspreload_calls(const char *path, struct ibnet_err *err);
 /* cfg->rsgate if it exists, else NULL with err set. */
 const char *ibnet_probe_rsgate(const struct ibnet_config *cfg, struct ibnet_err *err);
 
-#define IBNET_IFNAME_MAX 16	/* IFNAMSIZ */
-
 /*
  * The interface a transport uses on this node: the first entry of `list`
  * (eth_iface or ib_iface: names or fnmatch patterns, comma-separated) that
@@ -45,12 +44,6 @@ int ibnet_probe_iface(const char *list, const char *why, char found[IBNET_IFNAME
 		      struct ibnet_err *err);
 
 /*
- * Everything a step's transport needs on this node, filled into job: the
- * interface (from eth_iface for tcp, ib_iface otherwise, into `iface`;
- * skipped if job->iface is already set), and for rsocket librspreload and
- * the gate. Nothing for transport none. 0, or -1 with err set.
- */
-/*
  * Does this node's kernel take a TCP retransmission floor of want_us on a
  * process's own sockets (TCP_RTO_MIN_US)? Returns 0 and sets *got_us to the
  * value it reads back (rounded up to whole jiffies, raised to its minimum),
@@ -58,8 +51,14 @@ int ibnet_probe_iface(const char *list, const char *why, char found[IBNET_IFNAME
  */
 int ibnet_probe_rto_floor(unsigned long want_us, unsigned long *got_us, char *why, size_t len);
 
-struct ibnet_job;
-int ibnet_probe_job(const struct ibnet_config *cfg, struct ibnet_job *job,
-		    char iface[IBNET_IFNAME_MAX], struct ibnet_err *err);
+/*
+ * Everything a step needs on this node, filled into job: the job preload
+ * (paced all-to-all, TCP floor) where the step wants it and the node has
+ * it, the floor the kernel takes, the interface (from eth_iface for tcp,
+ * ib_iface otherwise, into job->iface_found; skipped if job->iface is
+ * already set), and for rsocket librspreload and the gate. 0, or -1 with
+ * err set.
+ */
+int ibnet_probe_job(const struct ibnet_config *cfg, struct ibnet_job *job, struct ibnet_err *err);
 
 #endif

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #define TRANSPORT_VAR "SLURM_IBNET_TRANSPORT"
-#define ALLTOALL_VAR "SLURM_IBNET_ALLTOALL"
+#define ALLTOALL_VAR IBNET_A2A_ENV_SCHEME
 
 int ibnet_options_set_rto(struct ibnet_options *opts, const char *optarg, struct ibnet_err *err)
 {
@@ -45,7 +45,7 @@ static int resolve_rto_floor(const struct ibnet_config *cfg, const struct ibnet_
 			ibnet_err_set(err, IBNET_PREFIX "%s", msg);
 			return -1;
 		}
-	} else if (job->ordered_alltoall) {
+	} else if (ibnet_job_ordered(job)) {
 		job->tcp_rto_min_source = job->alltoall_source;
 		job->tcp_rto_min_us = cfg->tcp_rto_min_us;
 		return 0;	/* the site's, which may be off */
@@ -92,16 +92,17 @@ int ibnet_request_resolve(const struct ibnet_config *cfg, const struct ibnet_opt
 		return -1;
 
 	if (opts->alltoall_given) {
-		job->ordered_alltoall = opts->ordered;
-		job->alltoall_pairwise = false;
+		job->alltoall = opts->ordered ? IBNET_ALLTOALL_PACED : IBNET_ALLTOALL_DEFAULT;
 		job->alltoall_source = opts->ordered ? "--ordered-alltoall" : "--no-ordered-alltoall";
 	} else if (env_a) {
 		job->alltoall_source = ALLTOALL_VAR;
-		if (ibnet_alltoall_parse_env(env_a, &job->ordered_alltoall,
-					     &job->alltoall_pairwise, err) < 0)
+		if (ibnet_a2a_scheme_parse(env_a, &job->alltoall) < 0) {
+			ibnet_err_set(err, IBNET_PREFIX "invalid " ALLTOALL_VAR " %s (expected "
+				      IBNET_A2A_SCHEME_WORDS ")", ibnet_quote(env_a));
 			return -1;
+		}
 	} else {
-		job->ordered_alltoall = false;
+		job->alltoall = IBNET_ALLTOALL_DEFAULT;
 		job->alltoall_source = "default";
 	}
 	return resolve_rto_floor(cfg, opts, lookup(ctx, IBNET_RTO_ENV_ASK), job, err);
@@ -111,12 +112,12 @@ size_t ibnet_request_control_env(const struct ibnet_job *job, struct ibnet_contr
 {
 	size_t n = 0;
 
-	if (job->transport == IBNET_NONE && !job->ordered_alltoall)
+	if (job->transport == IBNET_NONE && !ibnet_job_ordered(job))
 		return 0;
 	vars[n].name = "IBNET_TRANSPORT";
 	vars[n++].value = ibnet_transport_name(job->transport);
 	vars[n].name = "IBNET_ALLTOALL";
-	vars[n++].value = job->ordered_alltoall ? "ordered" : "default";
+	vars[n++].value = ibnet_job_ordered(job) ? "ordered" : "default";
 	return n;
 }
 

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 
 #include "ibnet_config.h"
-#include "ibnet_env.h"
+#include "ibnet_job.h"
 #include "ibnet_util.h"
 
 /* The command-line options, as their callbacks saw them. */
@@ -42,7 +42,7 @@ struct ibnet_options {
 int ibnet_options_set_rto(struct ibnet_options *opts, const char *optarg, struct ibnet_err *err);
 
 /*
- * Fill job->transport, job->ordered_alltoall, job->tcp_rto_min_us and their
+ * Fill job->transport, job->alltoall, job->tcp_rto_min_us and their
  * sources from the options, then the environment read through lookup, then
  * cfg's defaults. The floor: --tcp-rto-min, else SLURM_IBNET_TCP_RTO_MIN,
  * else the site's value for an --ordered-alltoall step (the whole remedy for

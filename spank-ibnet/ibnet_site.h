@@ -13,7 +13,7 @@
 #ifndef IBNET_SITE_H
 #define IBNET_SITE_H
 
-#include "ibnet_env.h"
+#include "ibnet_job.h"
 #include "ibnet_util.h"
 
 /*

@@ -56,9 +56,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "ibnet_job_vars.h"
 #include "rspreload_calls.h"
-
-#define DEFAULT_PROGRAMS "*.exel"
 
 /* Where each call goes: librspreload (RTLD_NEXT) or libc, decided once. */
 static struct {
@@ -74,12 +73,6 @@ static int chosen;
 static int select_via_poll;	/* chosen, and librspreload's select() is wrong */
 
 /* A debug switch is off when unset, empty, 0, no, off or false. */
-static int debug_on(const char *v)
-{
-	return v && *v && strcmp(v, "0") != 0 && strcasecmp(v, "no") != 0 &&
-	       strcasecmp(v, "off") != 0 && strcasecmp(v, "false") != 0;
-}
-
 static int program_chosen(const char *patterns, const char *prog)
 {
 	const char *p = patterns;
@@ -115,10 +108,10 @@ static int same_library(void *a, void *b)
  */
 static void resolve(void)
 {
-	const char *patterns = getenv("SLURM_IBNET_RSOCKET_PROGRAMS");
+	const char *patterns = getenv(IBNET_RSOCKET_PROGRAMS_VAR);
 	void *lib;
 
-	chosen = program_chosen(patterns ? patterns : DEFAULT_PROGRAMS,
+	chosen = program_chosen(patterns ? patterns : IBNET_RSOCKET_PROGRAMS_DEFAULT,
 				program_invocation_short_name);
 	lib = chosen ? RTLD_NEXT : dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
 	if (!lib)
@@ -258,7 +251,7 @@ __attribute__((constructor)) static void gate_init(void)
 		close(-1);	/* fills librspreload's table; EBADF is expected */
 		errno = saved;
 	}
-	if (debug_on(getenv("SLURM_IBNET_RSOCKET_DEBUG")))
+	if (ibnet_flag_on(getenv(IBNET_RSOCKET_DEBUG_VAR)))
 		fprintf(stderr, "spank-ibnet rsgate: %s: %s%s\n", program_invocation_short_name,
 			chosen ? "sockets through librspreload" : "kernel sockets",
 			select_via_poll ? ", select() through its poll()" : "");

@@ -9,10 +9,10 @@
  *   required /usr/local/lib/slurm/spank_ibnet.so ib_hostname=s/^c(.*)/cib\1/
  *
  * This file is the thin layer between Slurm and the decisions, which live
- * in files testable without Slurm: ibnet_config (site arguments),
- * ibnet_request (what the step asks for, and from where), ibnet_rule and
- * ibnet_hostlist (IB host names), ibnet_env (what each transport sets) and
- * ibnet_probe (what this node has).
+ * in files testable without Slurm (docs/architecture.md maps them): it
+ * gathers Slurm's items, calls ibnet_config_parse (the site's arguments)
+ * and ibnet_step_plan (one step, from request to environment: the same
+ * function ibnet-hosts --env calls), and applies the plan.
  *
  * Where things happen:
  *   srun, sbatch, salloc (local/allocator context): every user value and the
@@ -36,9 +36,8 @@
 #include <unistd.h>
 
 #include "ibnet_config.h"
-#include "ibnet_env.h"
-#include "ibnet_probe.h"
 #include "ibnet_request.h"
+#include "ibnet_step.h"
 
 #ifndef IBNET_VERSION
 #define IBNET_VERSION "unknown"
@@ -65,7 +64,7 @@ static bool broken_default_known;
 static struct ibnet_options opts;
 
 /* The step's plan, made in user_init, applied in each task_init. */
-static struct ibnet_env_plan step_plan;
+static struct ibnet_step step;
 static bool step_planned;
 static struct ibnet_err step_err;
 
@@ -287,12 +286,11 @@ static bool broken_config_blocks(char **env)
 }
 
 /* Decide and plan once per step and node; never fail here (see the top). */
-static void plan_step(spank_t sp, struct ibnet_job *job, char iface[IBNET_IFNAME_MAX])
+static void plan_step(spank_t sp)
 {
+	struct ibnet_step_inputs in = { .opts = &opts, .lookup = job_getenv };
 	char **env = NULL;
-	char *summary, *nodelist = NULL;
 	char name[128];
-	int rc;
 
 	step_name(sp, name, sizeof(name));
 	if (spank_get_item(sp, S_JOB_ENV, &env) != ESPANK_SUCCESS) {
@@ -311,23 +309,14 @@ static void plan_step(spank_t sp, struct ibnet_job *job, char iface[IBNET_IFNAME
 			      cfg_err.msg, strrchr(name, ' ') + 1);
 		goto refused;
 	}
-	if (ibnet_request_resolve(&cfg, &opts, job_getenv, env, job, &step_err) < 0 ||
-	    ibnet_probe_job(&cfg, job, iface, &step_err) < 0)
-		goto refused;
-	if (ibnet_job_nodelist(job_getenv, env, &nodelist, &job->max_hosts, &step_err) < 0)
-		goto refused;
-	job->nodelist = nodelist;
-	rc = ibnet_env_plan_build(&cfg, job, job_getenv, env, &step_plan, &step_err);
-	free(nodelist);
-	if (rc < 0)
+	in.ctx = env;
+	if (ibnet_step_plan(&cfg, &in, &step, &step_err) < 0)
 		goto refused;
 	step_planned = true;
-	summary = ibnet_env_plan_describe(job, &step_plan);
-	if (job->transport == IBNET_NONE && !job->ordered_alltoall && !job->tcp_rto_min_us)
-		slurm_verbose(IBNET_PREFIX "%s: %s", name, summary ? summary : "transport=none");
+	if (step.asked_nothing)
+		slurm_verbose(IBNET_PREFIX "%s: %s", name, step.summary ? step.summary : "transport=none");
 	else
-		slurm_info(IBNET_PREFIX "%s: %s", name, summary ? summary : "(out of memory)");
-	free(summary);
+		slurm_info(IBNET_PREFIX "%s: %s", name, step.summary ? step.summary : "(out of memory)");
 	return;
 refused:
 	slurm_info(IBNET_PREFIX "%s: refused: %s", name, step_err.msg +
@@ -336,13 +325,10 @@ refused:
 
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
-	struct ibnet_job job = { 0 };
-	static char iface[IBNET_IFNAME_MAX];
-
 	(void)ac;
 	(void)av;
 	if ((cfg_loaded || cfg_broken) && spank_remote(sp))
-		plan_step(sp, &job, iface);
+		plan_step(sp);
 	return 0;
 }
 
@@ -357,7 +343,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 			    IBNET_PREFIX "no environment was planned for this step");
 		return -1;
 	}
-	return apply_plan(sp, &step_plan);
+	return apply_plan(sp, &step.plan);
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char **av)
@@ -366,7 +352,7 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	(void)ac;
 	(void)av;
 	if (step_planned)
-		ibnet_env_plan_free(&step_plan);
+		ibnet_step_free(&step);
 	step_planned = false;
 	if (cfg_loaded)
 		ibnet_config_free(&cfg);

@@ -110,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		job.rsgate_path = "/usr/lib/spank-ibnet/libibnet-rsgate.so";
 	}
 	/* The paced all-to-all is on this node, as the probe would find it. */
-	if (job.ordered_alltoall && !job.alltoall_pairwise && (data[0] & 32))
+	if (job.alltoall == IBNET_ALLTOALL_PACED && (data[0] & 32))
 		job.alltoall_path = "/usr/lib/spank-ibnet/libibnet-alltoall.so";
 	if (ibnet_job_nodelist(env_get, &e, &nodelist, &job.max_hosts, &err) < 0)
 		goto out;

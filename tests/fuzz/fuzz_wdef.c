@@ -5,7 +5,7 @@
  */
 #include "fuzz_common.h"
 
-#include "ibnet_env.h"
+#include "ibnet_gaussian.h"
 #include "ibnet_hostlist.h"
 #include "ibnet_rule.h"
 

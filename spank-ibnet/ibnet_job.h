@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ibnet_job.h - one job step as the decisions see it: what it asked for,
+ * and what this node has for it.
+ *
+ * Only ibnet_step_plan (ibnet_step.c) makes one. It hands the struct to
+ * ibnet_request_resolve (the request and its sources), ibnet_probe_job
+ * (the interface and the libraries) and ibnet_env_plan_build (the
+ * environment), in that order, and keeps the storage they point into.
+ */
+#ifndef IBNET_JOB_H
+#define IBNET_JOB_H
+
+#include <stdbool.h>
+
+#include "ibnet_config.h"
+
+/* Returns the job's value of name, or NULL if unset. */
+typedef const char *(*ibnet_env_lookup_fn)(void *ctx, const char *name);
+
+#define IBNET_IFNAME_MAX 16	/* IFNAMSIZ */
+
+struct ibnet_job {
+	/* Asked for (ibnet_request_resolve) */
+	enum ibnet_transport transport;
+	enum ibnet_a2a_scheme alltoall;	/* DEFAULT, PACED (--ordered-alltoall) or PAIRWISE */
+	const char *transport_source;	/* "--transport", "SLURM_IBNET_TRANSPORT", ... */
+	const char *alltoall_source;
+	unsigned long tcp_rto_min_us;	/* the retransmission floor asked for; 0: none */
+	const char *tcp_rto_min_source;
+	bool tcp_rto_min_record;	/* asked by --tcp-rto-min: recorded for later steps */
+	/* The job's nodes (ibnet_step_plan) */
+	const char *nodelist;		/* NULL: no hosts */
+	unsigned long max_hosts;	/* how many the job has; 0: IBNET_HOSTLIST_MAX */
+	/* What this node has (ibnet_probe_job) */
+	const char *iface;		/* the interface to use; NULL for none */
+	char iface_found[IBNET_IFNAME_MAX];	/* what the probe found, where iface points */
+	const char *rspreload_path;	/* for rsocket */
+	const char *rsgate_path;
+	const char *alltoall_path;	/* the job preload (paced all-to-all, TCP floor), if on
+					   this node and the step wants it */
+	unsigned long tcp_rto_floor_us;	/* what this node's kernel took; 0: none */
+	char tcp_rto_why_not[200];	/* asked but not applied: why, for the log line */
+};
+
+/* Did the step ask for an ordered all-to-all (paced or pairwise)? */
+static inline bool ibnet_job_ordered(const struct ibnet_job *job)
+{
+	return job->alltoall != IBNET_ALLTOALL_DEFAULT;
+}
+
+#endif

@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The test builds (included by the Makefile): the C layer under ASan/UBSan,
+# the libFuzzer harnesses, and the small programs the tests run. Nothing here
+# is installed.
+
+.PHONY: test-builds asan fuzz-build fuzz programs
+test-builds: asan programs bench-programs fuzz-build
+
+# The sources of ibnet-hosts, for the one-command ASan and fuzz builds.
+TOOL_SRC = $(foreach f,$(CORE) $(TOOL_ONLY),$(firstword $(wildcard $(SRC)/$(f).c $(A2A_SRC)/$(f).c)))
+
+# The C unit layer under AddressSanitizer/UBSan, for the memory tests.
+asan: $(B)/asan/ibnet-hosts
+$(B)/asan/ibnet-hosts: $(SRC)/ibnet_hosts.c $(TOOL_SRC) $(wildcard $(SRC)/*.h $(A2A_SRC)/*.h)
+	mkdir -p $(B)/asan
+	$(CC) -std=gnu11 $(WARN) $(DEFS) -O1 -g -fsanitize=address,undefined \
+	    -fno-omit-frame-pointer -o $@ $(SRC)/ibnet_hosts.c $(TOOL_SRC)
+
+# libFuzzer harnesses (tests/fuzz), under ASan and UBSan; needs clang.
+#   make fuzz                  every harness for FUZZ_SECONDS (default 30) each
+#   make fuzz FUZZ_RUNS=1000000  every harness for that many inputs each
+# tests/fuzz/run says what it does with the corpora and findings.
+FUZZERS = config rule hostlist wdef env linda
+FUZZ_SECONDS ?= 30
+FUZZ_CC ?= clang
+FUZZ_FLAGS = -std=gnu11 $(WARN) $(DEFS) -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined -I$(SRC)
+fuzz-build: $(FUZZERS:%=$(B)/fuzz/fuzz_%)
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(TOOL_SRC) $(wildcard $(SRC)/*.h $(A2A_SRC)/*.h)
+	mkdir -p $(B)/fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(TOOL_SRC)
+fuzz: fuzz-build
+	tests/fuzz/run $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS))
+
+# Small MPI programs the integration tests run, one build per MPI library.
+programs: $(B)/tests/alltoall_probe.openmpi $(B)/tests/alltoall_probe.mpich \
+	$(B)/tests/linda_standin $(B)/tests/a2a_check.openmpi $(B)/tests/a2a_check.mpich \
+	$(B)/tests/a2a_fortran.openmpi $(B)/tests/a2a_fortran.mpich $(B)/tests/libhide-rto-min.so
+$(B)/tests/alltoall_probe.%: tests/programs/alltoall_probe.c
+	mkdir -p $(B)/tests
+	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
+$(B)/tests/a2a_check.%: tests/programs/a2a_check.c
+	mkdir -p $(B)/tests
+	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
+# MPICH's "use mpi" declares no interfaces: gfortran warns of the mixed
+# argument ranks MPI_IN_PLACE brings (-w); Open MPI's ignores them.
+$(B)/tests/a2a_fortran.%: tests/programs/a2a_fortran.f90
+	mkdir -p $(B)/tests
+	mpif90.$* -O2 -w -J $(B)/tests -o $@ $<
+# A kernel without TCP_RTO_MIN_US, for the floor's fallback tests.
+$(B)/tests/libhide-rto-min.so: tests/programs/hide_rto_min.c
+	mkdir -p $(B)/tests
+	$(CC) -std=gnu11 $(WARN) -O2 -fPIC -shared -o $@ $< -ldl
+$(B)/tests/linda_standin: tests/programs/linda_standin.c
+	mkdir -p $(B)/tests
+	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $<
