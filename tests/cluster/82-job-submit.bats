@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Scheduler visibility: the plugin records each job's transport in the job
-# control environment, and the example job_submit.lua (docs/examples/) turns
-# it into a node constraint and an AdminComment that sacct shows. Real
+# control environment, and the example job_submit.lua (docs/examples/), by
+# the module it requires (lua/spank_ibnet/job_submit.lua, found in this tree:
+# ibnet-cluster puts the tree where the example says @DATADIR@), turns it
+# into a node constraint and an AdminComment that sacct shows. Real
 # slurmctld with JobSubmitPlugins=lua, real slurmdbd on a private MariaDB.
 # Only c1-2 and c1-3 have the feature "ib" (simulated: no node has real IB).
 
