@@ -76,13 +76,14 @@ A2A_ABIS = $(if $(filter yes,$(WITH_OMPI)),ompi) $(if $(filter yes,$(WITH_MPICH)
 A2A_LIBS = $(A2A_ABIS:%=$(B)/libibnet-a2a-%.so)
 A2A_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -I$(A2A_SRC) -I$(SRC)
 
-# Said once per make, so a host without an MPI's development files knows
-# what its jobs will not get (the dispatcher says it again at run time).
+# Said once per make, on stderr (install-list's output stays a list), so a
+# host without an MPI's development files knows what its jobs will not get
+# (the dispatcher says it again at run time).
 ifneq ($(WITH_OMPI),yes)
-$(info spank-ibnet: not building libibnet-a2a-ompi.so (no Open MPI development files: pkg-config ompi-c, or OMPI_CFLAGS=); Open MPI jobs get Open MPI's own all-to-all)
+$(shell echo "spank-ibnet: not building libibnet-a2a-ompi.so (no Open MPI development files: pkg-config ompi-c, or OMPI_CFLAGS=); Open MPI jobs get Open MPI's own all-to-all" >&2)
 endif
 ifneq ($(WITH_MPICH),yes)
-$(info spank-ibnet: not building libibnet-a2a-mpich.so (no MPICH development files: pkg-config mpich, or MPICH_CFLAGS=); MPICH-ABI jobs get their MPI's own all-to-all)
+$(shell echo "spank-ibnet: not building libibnet-a2a-mpich.so (no MPICH development files: pkg-config mpich, or MPICH_CFLAGS=); MPICH-ABI jobs get their MPI's own all-to-all" >&2)
 endif
 
 .PHONY: all install uninstall install-list rpm-files dist deb rpm deps test test-matrix \
@@ -163,13 +164,12 @@ install: all
 	    *) install -m "$$mode" "$$src" "$$dst" ;; \
 	    esac; echo "installed $$dst"; done
 
-# The listed files, then the directories that only we had (never a shared one).
+# The listed files, then the directories left empty in ours (DATADIR, GATE_DIR);
+# a shared directory (bin, man1, Slurm's plugins) is never removed.
 uninstall:
 	@for e in $(INSTALL_LIST); do rm -f '$(DESTDIR)'"$${e##*:}"; done
-	@for d in $(sort $(dir $(filter $(DATADIR)/%,$(foreach e,$(INSTALL_LIST),$(lastword $(subst :, ,$(e))))))) \
-	    $(GATE_DIR)/; do \
-	    d='$(DESTDIR)'$$d; while [ -d "$$d" ] && rmdir "$$d" 2>/dev/null; do \
-	    d=$${d%/*}; case $$d in '$(DESTDIR)$(DATADIR)'*|'$(DESTDIR)$(GATE_DIR)') ;; *) break ;; esac; done; done
+	@for d in '$(DESTDIR)$(DATADIR)' '$(DESTDIR)$(GATE_DIR)'; do \
+	    [ ! -d "$$d" ] || find "$$d" -depth -type d -empty -delete; done
 
 # The installed paths, one per line.
 install-list:

@@ -177,3 +177,44 @@ EOF
 	assert_line 'batch c1-1 cib1-1,cib1-2,cib1-3 cib1-1,cib1-2,cib1-3'
 	assert_line 'task c1-3 cib1-1,cib1-2,cib1-3'
 }
+
+# Issue 18: ibnet-hosts --env and the plugin plan a step with one function
+# (ibnet_step_plan). Here both meet the same inputs: in a batch script that
+# asked for nothing, ibnet-hosts --site plans "srun --transport=ipoib
+# --ordered-alltoall" from the script's environment on c1-1, and then that
+# srun runs there. The node's log line must be ibnet-hosts' decision line,
+# and every variable ibnet-hosts would export must be in the task as it said.
+@test "ibnet-hosts --env and the plugin give one step the same plan: the same decision line and the same variables" {
+	local d=$BATS_TEST_TMPDIR
+	cat > "$d/same.sh" <<EOF
+#!/bin/bash
+"$IBNET_HOSTS" --site --env --transport=ipoib --ordered-alltoall > "$d/planned.sh" 2> "$d/planned.err"
+srun -N1 -n1 -w c1-1 --transport=ipoib --ordered-alltoall env > "$d/task.env"
+EOF
+	run batch "$d/out" -N2 -w c1-[1-2] "$d/same.sh"
+	assert_success
+	local line summary
+	# The decision: what ibnet-hosts printed, after "spank-ibnet: ".
+	summary=$(sed -n 's/^spank-ibnet: //p' "$d/planned.err")
+	[ -n "$summary" ]
+	[[ "$summary" == "transport=ipoib (--transport), alltoall="* ]]
+	run grep -F ": job " "$IBNET_CLUSTER_DIR/log/slurmd-c1-1.log"
+	assert_output --partial " step 0 on c1-1: $summary"
+	# The variables: each export in the task, each unset absent from it.
+	local n=0 name value
+	while IFS= read -r line; do
+		case $line in
+		"export "*)
+			name=${line#export }; name=${name%%=*}
+			value=$(bash -c "$line; printf %s \"\$$name\"")
+			grep -qxF "$name=$value" "$d/task.env" || { echo "task lacks $name=$value"; return 1; }
+			n=$((n + 1)) ;;
+		"unset "*)
+			if grep -q "^${line#unset }=" "$d/task.env"; then echo "task has ${line#unset}"; return 1; fi ;;
+		esac
+	done < "$d/planned.sh"
+	# The plan is not empty: the interface, the paced all-to-all and its settings at least.
+	[ "$n" -ge 8 ]
+	grep -q '^export OMPI_MCA_btl_tcp_if_include=' "$d/planned.sh"
+	grep -q '^export SLURM_IBNET_ALLTOALL_WINDOW=' "$d/planned.sh"
+}

@@ -14,7 +14,7 @@ load /usr/lib/bats/bats-assert/load
 
 # check_vectors FN: every vector of tests/vectors/hostname-rules.tsv through
 # "FN RULE NODE", which prints the IB name or ERROR; prints the mismatches
-# and fails on any. The C and Lua sides both pass through here.
+# and fails on any.
 check_vectors() {
 	local fn=$1 failures=0 n=0 rule node want got
 	while IFS=$'\t' read -r rule node want; do

@@ -59,3 +59,63 @@ load ../helpers/common
 	grep -q "^$v " "$REPO/NEWS"
 	grep -q "version $v loaded" "$BUILD/spank_ibnet.so"
 }
+
+# Issue 18: one function plans a step. The plugin and ibnet-hosts both call
+# ibnet_step_plan, and neither calls the steps inside it on its own (where
+# the two orders once differed). Read from the objects' relocations, so a
+# second path would show even if it were spelled differently in the source.
+@test "the plugin and ibnet-hosts --env plan a step through one function, ibnet_step_plan, and nothing else" {
+	local obj
+	for obj in "$BUILD/pic/spank_ibnet.o" "$BUILD/obj/ibnet_hosts.o"; do
+		run bash -c "nm -u '$obj' | awk '{ print \$2 }'"
+		assert_success
+		assert_line 'ibnet_step_plan'
+		refute_line 'ibnet_env_plan_build'
+		refute_line 'ibnet_probe_job'
+		refute_line 'ibnet_env_plan_describe'
+	done
+	# The SPANK layer resolves a request only to check it before queueing (init_post_opt).
+	[ "$(grep -c 'ibnet_request_resolve' "$REPO/spank-ibnet/spank_ibnet.c")" -eq 1 ]
+	run grep -c 'ibnet_request_resolve\|ibnet_probe_job' "$REPO/spank-ibnet/ibnet_hosts.c"
+	assert_output 0
+}
+
+# A host without MPI development files (a login node, a build host for the
+# plugin alone): pkg-config is pointed at an empty directory, so it finds
+# neither Open MPI nor MPICH, as there. The MPI packages stay installed on
+# this machine; what is shown is that the build does not reach for them.
+@test "a plain make without MPI development files builds the plugin, the gate, ibnet-hosts and the preload, and says what it skipped" {
+	mkdir -p "$BATS_TEST_TMPDIR/no-pc"
+	run env PKG_CONFIG_LIBDIR="$BATS_TEST_TMPDIR/no-pc" PKG_CONFIG_PATH= \
+		make -C "$REPO" -s B="$BATS_TEST_TMPDIR/b" all
+	assert_success
+	assert_output --partial 'not building libibnet-a2a-ompi.so (no Open MPI development files'
+	assert_output --partial 'not building libibnet-a2a-mpich.so (no MPICH development files'
+	local f
+	for f in spank_ibnet.so libibnet-rsgate.so ibnet-hosts libibnet-alltoall.so; do
+		[ -s "$BATS_TEST_TMPDIR/b/$f" ]
+	done
+	[ ! -e "$BATS_TEST_TMPDIR/b/libibnet-a2a-ompi.so" ]
+	[ ! -e "$BATS_TEST_TMPDIR/b/libibnet-a2a-mpich.so" ]
+	# ... and its install list leaves them out, so install and the packages agree.
+	run bash -c "PKG_CONFIG_LIBDIR='$BATS_TEST_TMPDIR/no-pc' PKG_CONFIG_PATH= \
+		make -C '$REPO' -s B='$BATS_TEST_TMPDIR/b' install-list 2>/dev/null"
+	assert_line --partial '/libibnet-alltoall.so'
+	refute_line --partial 'libibnet-a2a-'
+}
+
+# -MMD: a header's change rebuilds exactly the objects that include it.
+@test "a changed header rebuilds the objects that include it, and only those" {
+	local b=$BATS_TEST_TMPDIR/b
+	make -C "$REPO" -s B="$b" "$b/ibnet-hosts" >/dev/null
+	[ -s "$b/obj/ibnet_probe.d" ]
+	grep -q 'rspreload_calls.h' "$b/obj/ibnet_probe.d"
+	cp -p "$REPO/spank-ibnet/rspreload_calls.h" "$BATS_TEST_TMPDIR/saved.h"
+	touch "$REPO/spank-ibnet/rspreload_calls.h"
+	run make -C "$REPO" B="$b" "$b/ibnet-hosts"
+	touch -r "$BATS_TEST_TMPDIR/saved.h" "$REPO/spank-ibnet/rspreload_calls.h"
+	assert_success
+	assert_output --partial "-c -o $b/obj/ibnet_probe.o"
+	refute_output --partial "-c -o $b/obj/ibnet_util.o"
+	refute_output --partial "-c -o $b/obj/ibnet_hosts.o"
+}

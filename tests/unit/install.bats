@@ -37,7 +37,10 @@ setup() {
 	local share=$D/usr/share/spank-ibnet
 	# The module names its share directory (a site may copy it into its own tree).
 	grep -q '^local root = "/usr/share/spank-ibnet"$' "$share/lmod-modules/gaussian-ib/$(cat "$REPO/VERSION").lua"
-	[ ! -e "$share/lua" ]
+	# lua/ holds only the job_submit module (the hostname rules' Lua twin is gone for good),
+	# and the installed example finds it there.
+	[ "$(cd "$share/lua" && find . -type f | sort)" = "./spank_ibnet/job_submit.lua" ]
+	grep -q '^package.path = "/usr/share/spank-ibnet/lua/?.lua;" .. package.path$' "$share/examples/job_submit.lua"
 	[ -x "$share/scripts/gaussian-ib-bin/g16" ]
 	[ "$(readlink "$share/scripts/gaussian-ib-bin/g09")" = g16 ]
 	[ "$(readlink "$D/usr/bin/gaussian-ib-setup")" = /usr/share/spank-ibnet/scripts/gaussian-ib-setup ]
@@ -57,4 +60,19 @@ setup() {
 	# Nothing installed anywhere is a live plugstack.conf line outside share/.
 	run grep -rl --exclude-dir=share '^required ' "$D"
 	assert_failure
+}
+
+@test "one install list: what make install puts in DESTDIR is exactly make install-list, and uninstall removes it and only it" {
+	run "${MK[@]}" install
+	assert_success
+	diff <(cd "$D" && find . -not -type d | sed 's/^\.//' | sort) <("${MK[@]}" install-list | sort)
+	# A file the site added under our share directory survives uninstall; shared
+	# directories (bin, man1) are left, and our own empty ones go.
+	echo site > "$D/usr/share/spank-ibnet/site-notes"
+	run "${MK[@]}" uninstall
+	assert_success
+	[ "$(cd "$D" && find . -not -type d)" = ./usr/share/spank-ibnet/site-notes ]
+	[ -d "$D/usr/bin" ]
+	[ ! -e "$D/usr/lib/spank-ibnet" ]
+	[ ! -e "$D/usr/share/spank-ibnet/scripts" ]
 }
