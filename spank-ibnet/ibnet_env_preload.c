@@ -10,6 +10,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *file_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* Is a library of this file name in the list (another copy counts: loading two would clash)? */
+static bool listed(const struct ibnet_strvec *have, const char *lib)
+{
+	size_t i;
+
+	for (i = 0; i < have->n; i++)
+		if (strcmp(file_name(have->v[i]), file_name(lib)) == 0)
+			return true;
+	return false;
+}
+
 int ibnet_preload_compose(const char *cur, const char *const *ours, size_t n, char **out)
 {
 	struct ibnet_strvec have = { 0 };
@@ -23,7 +41,7 @@ int ibnet_preload_compose(const char *cur, const char *const *ours, size_t n, ch
 	if (cur && ibnet_buf_adds(&b, cur) < 0)
 		goto out;
 	for (i = 0; i < n; i++) {
-		if (!ours[i] || ibnet_strvec_contains(&have, ours[i]))
+		if (!ours[i] || listed(&have, ours[i]))
 			continue;
 		if ((b.len && ibnet_buf_adds(&b, ":") < 0) || ibnet_buf_adds(&b, ours[i]) < 0)
 			goto out;

@@ -21,6 +21,7 @@
 #include "ibnet_config.h"
 #include "ibnet_gaussian.h"
 #include "ibnet_hostlist.h"
+#include "ibnet_preload.h"
 #include "ibnet_probe.h"
 #include "ibnet_request.h"
 #include "ibnet_site.h"
@@ -30,7 +31,7 @@ static void usage(FILE *fp)
 {
 	fputs("Usage: ibnet-hosts [--rule RULE | --config 'KEY=VALUE ...'] [--expand] HOSTLIST\n"
 	      "       ibnet-hosts [--config 'KEY=VALUE ...' | --site] --check [--nodelist HOSTLIST]\n"
-	      "       ibnet-hosts [--config '...' | --site] --probe\n"
+	      "       ibnet-hosts [--config '...' | --site] --probe [--rspreload PATH]\n"
 	      "       ibnet-hosts [--config '...' | --site] --env [--transport=T]\n"
 	      "                   [--[no-]ordered-alltoall] [--tcp-rto-min[=TIME|off]]\n"
 	      "                   [--nodelist HOSTLIST] [--iface NAME]\n"
@@ -49,7 +50,10 @@ static void usage(FILE *fp)
 	      "  --separator SEP    between hosts in the output (default ',')\n"
 	      "  --check            check --config and print the settings it gives; with\n"
 	      "                     --nodelist, map every node as the plugin would\n"
-	      "  --probe            print the librspreload and gate this node would preload\n"
+	      "  --probe            print the librspreload and gate this node would preload,\n"
+	      "                     the site's rsocket_programs, and $LD_PRELOAD with both\n"
+	      "                     added as the plugin adds them (ld_preload=)\n"
+	      "  --rspreload PATH   with --probe: this librspreload, whatever the arguments say\n"
 	      "  --env              print, as shell commands, the environment changes a job\n"
 	      "                     step would get, taking this environment as the job's,\n"
 	      "                     and the decision on stderr as the plugin logs it\n"
@@ -249,14 +253,27 @@ static int do_check_nodes(const struct ibnet_config *cfg, const char *nodelist,
 	return rc;
 }
 
+/*
+ * What linda-rsockets needs on this node: librspreload and the gate, the
+ * site's programs, and LD_PRELOAD (this process's) with both added by the
+ * plugin's rule (ibnet_preload.h).
+ */
 static int do_probe(const struct ibnet_config *cfg, struct ibnet_err *err)
 {
 	const char *rspreload = ibnet_probe_rspreload(cfg, err);
 	const char *rsgate = rspreload ? ibnet_probe_rsgate(cfg, err) : NULL;
+	const char *ours[2] = { rsgate, rspreload };
+	char *ld_preload;
 
 	if (!rsgate)
 		return -1;
-	printf("rspreload=%s\nrsgate=%s\n", rspreload, rsgate);
+	if (ibnet_preload_compose(getenv("LD_PRELOAD"), ours, 2, &ld_preload) < 0) {
+		ibnet_err_set(err, IBNET_PREFIX "out of memory");
+		return -1;
+	}
+	printf("rspreload=%s\nrsgate=%s\nrsocket_programs=%s\nld_preload=%s\n", rspreload, rsgate,
+	       cfg->rsocket_programs, ld_preload ? ld_preload : "");
+	free(ld_preload);
 	return 0;
 }
 
@@ -403,7 +420,7 @@ int main(int argc, char **argv)
 {
 	enum { OPT_RULE = 256, OPT_CONFIG, OPT_EXPAND, OPT_CHECK, OPT_PROBE, OPT_ENV, OPT_TRANSPORT,
 	       OPT_ORDERED, OPT_NO_ORDERED, OPT_NODELIST, OPT_IFACE, OPT_SEP, OPT_REPEAT, OPT_HELP,
-	       OPT_VERSION, OPT_SITE, OPT_LINDA, OPT_RTO };
+	       OPT_VERSION, OPT_SITE, OPT_LINDA, OPT_RTO, OPT_RSPRELOAD };
 	static const struct option longopts[] = {
 		{ "rule", required_argument, NULL, OPT_RULE },
 		{ "config", required_argument, NULL, OPT_CONFIG },
@@ -423,6 +440,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "site", no_argument, NULL, OPT_SITE },
 		{ "linda-input", no_argument, NULL, OPT_LINDA },
+		{ "rspreload", required_argument, NULL, OPT_RSPRELOAD },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct ibnet_err err = { "" };
@@ -430,6 +448,7 @@ int main(int argc, char **argv)
 	struct ibnet_strvec args = { 0 };
 	struct ibnet_options opts = { 0 };
 	const char *rule = NULL, *config = "", *sep = ",", *iface = NULL, *nodelist = NULL;
+	const char *rspreload = NULL;
 	int expand = 0, check = 0, probe = 0, env = 0, repeat = 0, site = 0, linda = 0, c, rc = 1;
 	struct ibnet_buf input = { 0 };
 	char *site_from = NULL;
@@ -477,6 +496,7 @@ int main(int argc, char **argv)
 		case OPT_VERSION: puts("ibnet-hosts (spank-ibnet) " IBNET_VERSION); return 0;
 		case OPT_SITE: site = 1; break;
 		case OPT_LINDA: linda = 1; break;
+		case OPT_RSPRELOAD: rspreload = optarg; break;
 		default: usage(stderr); return 2;
 		}
 	}
@@ -534,6 +554,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	free(site_from);
+	/* Over the site's arguments: the admin's librspreload wins (gaussian-ib-setup --preload). */
+	if (rspreload) {
+		free(cfg.rspreload);
+		if (!(cfg.rspreload = strdup(rspreload)))
+			goto oom;
+	}
 	if ((probe || env) &&
 	    (use_built_library(&cfg.rsgate, IBNET_RSGATE_DEFAULT) < 0 ||
 	     use_built_library(&cfg.alltoall_lib, IBNET_A2A_DEFAULT) < 0))

@@ -398,3 +398,24 @@ lmod_flat() {
 	run lmod 'module help gaussian-ib'
 	assert_output --partial 'GAUSS_LEXEDIR'
 }
+
+# Issue 18: the wrapper decides nothing of its own. The programs default is
+# the site's rsocket_programs (it was a "*.exel" written again in the shell),
+# and LD_PRELOAD is what ibnet-hosts --probe composes by the plugin's rule.
+@test "the wrapper takes the site's rsocket_programs and LD_PRELOAD from ibnet-hosts --probe, deciding neither itself" {
+	echo_exel
+	mkdir -p "$BATS_TEST_TMPDIR/bin" && ln -s "$IBNET_HOSTS" "$BATS_TEST_TMPDIR/bin/ibnet-hosts"
+	printf 'required /x/spank_ibnet.so rsgate=%s rsocket_programs=*.exel,iperf3\n' "$RSGATE" \
+		> "$BATS_TEST_TMPDIR/plugstack.conf"
+	printf '#!/bin/sh\necho "PROGRAMS=$SLURM_IBNET_RSOCKET_PROGRAMS"\necho "LD_PRELOAD=$LD_PRELOAD"\n' > "$G/g16/echo.exel"
+	run env PATH="$BATS_TEST_TMPDIR/bin:$PATH" IBNET_PLUGSTACK_CONF="$BATS_TEST_TMPDIR/plugstack.conf" \
+		LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libm.so.6 "$G/g16/linda-exe-ib/echo.exel"
+	assert_success
+	assert_line 'PROGRAMS=*.exel,iperf3,echo.exel'
+	# The same line ibnet-hosts gives, from the same LD_PRELOAD.
+	local want
+	want=$(env IBNET_PLUGSTACK_CONF="$BATS_TEST_TMPDIR/plugstack.conf" LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libm.so.6 \
+		"$IBNET_HOSTS" --site --probe | sed -n 's/^ld_preload=//p')
+	[ "$want" = "/usr/lib/x86_64-linux-gnu/libm.so.6:$RSGATE:$RSPRELOAD" ]
+	assert_line "LD_PRELOAD=$want"
+}

@@ -52,3 +52,21 @@ load ../helpers/common
 	assert_failure
 	assert_output --partial 'the rsocket gate library is missing at /usr/local/lib/spank-ibnet/libibnet-rsgate.so'
 }
+
+# The one LD_PRELOAD rule (ibnet_preload.h), as linda-rsockets reads it.
+@test "--probe composes LD_PRELOAD as the plugin does: gate before librspreload, after the job's, no second copy of a library by name" {
+	local gate=$BUILD/libibnet-rsgate.so
+	run env LD_PRELOAD= "$IBNET_HOSTS" --config "rsgate=$gate" --probe
+	assert_success
+	assert_line "ld_preload=$gate:$RSPRELOAD"
+	assert_line 'rsocket_programs=*.exel'
+	# Another copy of librspreload already preloaded: only the gate is added.
+	cp "$RSPRELOAD" "$BATS_TEST_TMPDIR/librspreload.so"
+	run env LD_PRELOAD="$BATS_TEST_TMPDIR/librspreload.so" "$IBNET_HOSTS" --config "rsgate=$gate" --probe
+	assert_line "ld_preload=$BATS_TEST_TMPDIR/librspreload.so:$gate"
+	# --rspreload: the admin's librspreload over the arguments'.
+	run env LD_PRELOAD= "$IBNET_HOSTS" --config "rsgate=$gate rspreload=/nonexistent/librspreload.so" \
+		--probe --rspreload "$BATS_TEST_TMPDIR/librspreload.so"
+	assert_success
+	assert_line "rspreload=$BATS_TEST_TMPDIR/librspreload.so"
+}
