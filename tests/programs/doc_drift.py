@@ -7,6 +7,10 @@ admin guide's key table, spank-ibnet(8) and the example plugstack.conf line.
 Variables: every SLURM_IBNET_* name the shipped code reads or sets
 (spank-ibnet/, alltoall/, scripts/, lmod-modules/) against the user guide,
 and every SLURM_IBNET_* name the user guide shows against the code.
+MPI variables: every variable of the per-MPI table (spank-ibnet/ibnet_env_mpi.c,
+env_rules[]) and of the all-to-all's MPI choices (alltoall/ibnet_a2a_settings.c,
+ibnet_a2a_mpi_choices[]) against the admin guide's "What each transport sets"
+table, both ways.
 Prints one line per mismatch and exits 1 on any; prints a summary and exits
 0 otherwise.
 """
@@ -84,6 +88,26 @@ for name in sorted(guide_names):
     if name.endswith('_') or name in code_names:
         continue
     problems.append(f'variable {name}: in the user guide, but no shipped code uses it')
+
+# The MPI variables, from the two tables the plan is made of.
+mpi_c = read('spank-ibnet/ibnet_env_mpi.c')
+m = re.search(r'env_rules\[\]\s*=\s*\{(.*?)\n\};', mpi_c, re.S)
+if not m:
+    sys.exit('doc_drift: no env_rules[] table in spank-ibnet/ibnet_env_mpi.c')
+mpi_vars = set(re.findall(r'^\s*\{ "([A-Z][A-Za-z0-9_]+)",', m.group(1), re.M))
+settings_c = read('alltoall/ibnet_a2a_settings.c')
+m = re.search(r'ibnet_a2a_mpi_choices\[\]\s*=\s*\{(.*?)\n\};', settings_c, re.S)
+if not m:
+    sys.exit('doc_drift: no ibnet_a2a_mpi_choices[] table in alltoall/ibnet_a2a_settings.c')
+mpi_vars |= set(re.findall(r'"([A-Z][A-Z0-9]*_[A-Za-z0-9_]+)"', m.group(1)))
+sets = admin.split('## What each transport sets', 1)[-1].split('\n## ', 1)[0]
+table_vars = set(re.findall(r'^\| `([A-Z][A-Za-z0-9_]+)` \|', sets, re.M))
+ours = {'LD_PRELOAD', 'GAUSS_WDEF'}
+for v in sorted(mpi_vars - table_vars):
+    problems.append(f'MPI variable {v}: the plugin sets it, the admin guide\'s "What each transport sets" table has no row')
+for v in sorted(table_vars - mpi_vars - ours):
+    if not v.startswith('SLURM_IBNET_'):
+        problems.append(f'MPI variable {v}: in the admin guide\'s "What each transport sets" table, but the plugin never sets it')
 
 for p in problems:
     print(p)

@@ -47,3 +47,19 @@ scratch() {
 	assert_line 'variable SLURM_IBNET_BURST: the code uses it, the user guide does not say what it is'
 	assert_line 'variable SLURM_IBNET_GONE: in the user guide, but no shipped code uses it'
 }
+
+# The MPI variables: the plan's two tables against the admin guide's
+# "What each transport sets" table. (It found PRTE_MCA_oob_tcp_if_include
+# there, a name the plugin had stopped setting in 0.6.0.)
+@test "an MPI variable the plan sets without a row in the admin guide's table fails the check, and so does a stale row" {
+	local tree
+	tree=$(scratch)
+	sed -i 's/{ "HYDRA_IFACE", T_NET/{ "HYDRA_NEW_IFACE", T_NET/' "$tree/spank-ibnet/ibnet_env_mpi.c"
+	grep -q '"HYDRA_NEW_IFACE"' "$tree/spank-ibnet/ibnet_env_mpi.c"
+	sed -i 's/"MV2_ALLTOALL_TUNING"/"MV2_ALLTOALL_NEW_TUNING"/' "$tree/alltoall/ibnet_a2a_settings.c"
+	run python3 "$DRIFT" "$tree"
+	assert_failure
+	assert_line "MPI variable HYDRA_NEW_IFACE: the plugin sets it, the admin guide's \"What each transport sets\" table has no row"
+	assert_line "MPI variable HYDRA_IFACE: in the admin guide's \"What each transport sets\" table, but the plugin never sets it"
+	assert_line "MPI variable MV2_ALLTOALL_NEW_TUNING: the plugin sets it, the admin guide's \"What each transport sets\" table has no row"
+}

@@ -256,3 +256,17 @@ setup() {
 	run plan GAUSS_WDEF="$(seq -s, -f 'c1-%g' 1 16)" -- --transport=ipoib --nodelist 'c1-[1-2]'
 	assert_success
 }
+
+# PRRTE reads PRTE_MCA_oob_tcp_if_include as a deprecated synonym of
+# prte_if_include; setting both makes every mpirun warn. A job's own
+# synonym is its choice: it stands alone, and the decision line says why.
+@test "a job's own PRTE_MCA_oob_tcp_if_include stands alone: prte_if_include is not added beside it" {
+	run plan PRTE_MCA_oob_tcp_if_include=eth9 -- --transport=ipoib --nodelist 'c1-[1-2]'
+	assert_success
+	assert_line 'PRTE_MCA_oob_tcp_if_include=eth9'
+	refute_line --regexp '^PRTE_MCA_prte_if_include='
+	assert_line 'OMPI_MCA_btl_tcp_if_include=ib0'
+	run env -i PATH="$PATH" PRTE_MCA_oob_tcp_if_include=eth9 "$IBNET_HOSTS" --config "$CONF" --env \
+		--transport=ipoib --iface ib0 --nodelist c1-1
+	assert_output --partial 'PRTE_MCA_oob_tcp_if_include is set by the job: PRTE_MCA_prte_if_include, its synonym, is left unset'
+}
