@@ -43,47 +43,47 @@ function submit(job)
 end' "${args[@]}"
 }
 
-@test "an rsocket job gets the ib feature and an AdminComment, and slurmctld a log line" {
+# submits_as JOB OUTPUT: under every Lua, submitting the job table JOB prints exactly OUTPUT.
+submits_as() {
 	local lua
 	for lua in "${LUAS[@]}"; do
 		echo "$lua"
-		run in_lua "$lua" 'submit{ spank_job_env = { [0] = "IBNET_TRANSPORT=rsocket" } }'
+		run in_lua "$lua" "submit$1"
 		assert_success
-		assert_output "log: spank-ibnet job_submit: uid 1000: transport=rsocket alltoall=default constraint '' -> 'ib'
-rc=0
-features=ib
-admin_comment=ibnet:transport=rsocket,alltoall=default"
+		assert_output "$2"
 	done
 }
 
+@test "an rsocket job gets the ib feature and an AdminComment, and slurmctld a log line" {
+	submits_as '{ spank_job_env = { [0] = "IBNET_TRANSPORT=rsocket" } }' \
+		"log: spank-ibnet job_submit: uid 1000: transport=rsocket alltoall=default constraint '' -> 'ib'
+rc=0
+features=ib
+admin_comment=ibnet:transport=rsocket,alltoall=default"
+}
+
 @test "an ipoib job with the ordered all-to-all: both recorded, among other variables, with or without SPANK_" {
-	local lua
+	local lua job
 	for lua in "${LUAS[@]}"; do
-		echo "$lua"
-		run in_lua "$lua" 'submit{ spank_job_env = { [0] = "OTHER=IBNET_TRANSPORT=tcp",
-			[1] = "IBNET_ALLTOALL=ordered", [2] = "IBNET_TRANSPORT=ipoib" } }'
-		assert_success
-		assert_line 'features=ib'
-		assert_line 'admin_comment=ibnet:transport=ipoib,alltoall=ordered'
-		run in_lua "$lua" 'submit{ spank_job_env = { [0] = "SPANK_IBNET_TRANSPORT=ipoib",
-			[1] = "SPANK_IBNET_ALLTOALL=ordered" } }'
-		assert_success
-		assert_line 'features=ib'
-		assert_line 'admin_comment=ibnet:transport=ipoib,alltoall=ordered'
+		for job in '{ spank_job_env = { [0] = "OTHER=IBNET_TRANSPORT=tcp",
+			[1] = "IBNET_ALLTOALL=ordered", [2] = "IBNET_TRANSPORT=ipoib" } }' \
+			'{ spank_job_env = { [0] = "SPANK_IBNET_TRANSPORT=ipoib",
+			[1] = "SPANK_IBNET_ALLTOALL=ordered" } }'; do
+			echo "$lua $job"
+			run in_lua "$lua" "submit$job"
+			assert_success
+			assert_line 'features=ib'
+			assert_line 'admin_comment=ibnet:transport=ipoib,alltoall=ordered'
+		done
 	done
 }
 
 @test "a tcp job is recorded but not constrained" {
-	local lua
-	for lua in "${LUAS[@]}"; do
-		echo "$lua"
-		run in_lua "$lua" 'submit{ spank_job_env = { [0] = "IBNET_TRANSPORT=tcp" } }'
-		assert_success
-		assert_output "log: spank-ibnet job_submit: uid 1000: transport=tcp alltoall=default constraint '' -> ''
+	submits_as '{ spank_job_env = { [0] = "IBNET_TRANSPORT=tcp" } }' \
+		"log: spank-ibnet job_submit: uid 1000: transport=tcp alltoall=default constraint '' -> ''
 rc=0
 features=nil
 admin_comment=ibnet:transport=tcp,alltoall=default"
-	done
 }
 
 @test "a job that asks for no transport is left alone, its own constraint and comment too, and not logged" {
