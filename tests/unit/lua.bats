@@ -54,12 +54,17 @@ submits_as() {
 	done
 }
 
-@test "an rsocket job gets the ib feature and an AdminComment, and slurmctld a log line" {
-	submits_as '{ spank_job_env = { [0] = "IBNET_TRANSPORT=rsocket" } }' \
-		"log: spank-ibnet job_submit: uid 1000: transport=rsocket alltoall=default constraint '' -> 'ib'
+# rsocket needs the IB nodes (features=ib); tcp runs anywhere, and is recorded all the same.
+@test "an rsocket job gets the ib feature, a tcp job none; both an AdminComment, and slurmctld a log line" {
+	local t feature
+	for t in rsocket:ib tcp:; do
+		feature=${t#*:} t=${t%%:*}
+		submits_as "{ spank_job_env = { [0] = \"IBNET_TRANSPORT=$t\" } }" \
+			"log: spank-ibnet job_submit: uid 1000: transport=$t alltoall=default constraint '' -> '$feature'
 rc=0
-features=ib
-admin_comment=ibnet:transport=rsocket,alltoall=default"
+features=${feature:-nil}
+admin_comment=ibnet:transport=$t,alltoall=default"
+	done
 }
 
 @test "an ipoib job with the ordered all-to-all: both recorded, among other variables, with or without SPANK_" {
@@ -76,14 +81,6 @@ admin_comment=ibnet:transport=rsocket,alltoall=default"
 			assert_line 'admin_comment=ibnet:transport=ipoib,alltoall=ordered'
 		done
 	done
-}
-
-@test "a tcp job is recorded but not constrained" {
-	submits_as '{ spank_job_env = { [0] = "IBNET_TRANSPORT=tcp" } }' \
-		"log: spank-ibnet job_submit: uid 1000: transport=tcp alltoall=default constraint '' -> ''
-rc=0
-features=nil
-admin_comment=ibnet:transport=tcp,alltoall=default"
 }
 
 @test "a job that asks for no transport is left alone, its own constraint and comment too, and not logged" {
