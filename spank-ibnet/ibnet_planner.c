@@ -210,7 +210,6 @@ void planner_note(struct planner *pl, const char *text)
 		pl->nomem = true;
 }
 
-
 /*
  * The plugin's own SLURM_IBNET_* variables. A step that gets nothing
  * (transport none, default all-to-all) adds none of them; it only corrects
@@ -227,7 +226,6 @@ void planner_put_bookkeeping(struct planner *pl, bool untouched, const char *nam
 	if (!cur || !value || strcmp(cur, value) != 0)
 		planner_put(pl, name, value);
 }
-
 
 void planner_finish(struct planner *pl)
 {
