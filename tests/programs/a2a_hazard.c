@@ -12,16 +12,18 @@
  *	and as much receive buffer on rank 1: 4.3 GB in all, nothing compared
  *	against a second receive buffer (that would be 2 GiB more).
  *
- *   a2a_hazard fail return|fatal alltoall|alltoallv
+ *   a2a_hazard fail return|fatal alltoall|alltoallv [LOG]
  *	One call with 64 KiB per pair on a duplicate of the world. "return":
  *	the duplicate gets an error handler that counts its calls and returns
  *	(so MPI_ERRORS_RETURN semantics plus a witness). "fatal": the
  *	duplicate keeps MPI_ERRORS_ARE_FATAL. Each rank prints
  *	"HAZARD rank R: CALL returned CLASS; error handler called H time(s)[
- *	with that code]" after the call returns, and on an error calls
- *	MPI_Abort, as an application that checks errors would: its peers may
- *	still wait for it. With SLURM_IBNET_ALLTOALL_TEST_FAIL=N (test builds
- *	of the library) the Nth point-to-point call of the scheme fails.
+ *	with that code]" after the call returns, also to the file LOG.R if
+ *	LOG is given (a launcher may drop a rank's last output when the job
+ *	is aborted; a file keeps it), and on an error calls MPI_Abort, as an
+ *	application that checks errors would: its peers may still wait for it.
+ *	With SLURM_IBNET_ALLTOALL_TEST_FAIL=N (test builds of the library) the
+ *	Nth point-to-point call of the scheme fails.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -98,7 +100,7 @@ static int big(int rank, int size)
 	return bad;
 }
 
-static int fail(int rank, int size, int returns, int v)
+static int fail(int rank, int size, int returns, int v, const char *log)
 {
 	enum { PAIR = 64 * 1024 };
 	MPI_Comm comm;
@@ -106,7 +108,7 @@ static int fail(int rank, int size, int returns, int v)
 	char *sbuf = calloc((size_t)size, PAIR), *rbuf = calloc((size_t)size, PAIR);
 	int *counts = calloc((size_t)size, sizeof(int)), *displs = calloc((size_t)size, sizeof(int));
 	int i, rc, class = MPI_SUCCESS;
-	char name[MPI_MAX_ERROR_STRING] = "MPI_SUCCESS";
+	char name[MPI_MAX_ERROR_STRING] = "MPI_SUCCESS", line[2 * MPI_MAX_ERROR_STRING];
 
 	if (!sbuf || !rbuf || !counts || !displs)
 		MPI_Abort(MPI_COMM_WORLD, 2);
@@ -128,10 +130,20 @@ static int fail(int rank, int size, int returns, int v)
 		else
 			snprintf(name, sizeof(name), "error class %d", class);
 	}
-	printf("HAZARD rank %d: %s returned %s; error handler called %d time(s)%s\n", rank,
-	       v ? "MPI_Alltoallv" : "MPI_Alltoall", name, handler_calls,
-	       handler_calls && handler_code == rc ? " with that code" : "");
+	snprintf(line, sizeof(line), "HAZARD rank %d: %s returned %s; error handler called %d time(s)%s\n",
+		 rank, v ? "MPI_Alltoallv" : "MPI_Alltoall", name, handler_calls,
+		 handler_calls && handler_code == rc ? " with that code" : "");
+	fputs(line, stdout);
 	fflush(stdout);
+	if (log) {
+		char path[4096];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s.%d", log, rank);
+		f = fopen(path, "w");
+		if (!f || fputs(line, f) == EOF || fclose(f) != 0)
+			fprintf(stderr, "a2a_hazard: cannot write %s\n", path);
+	}
 	if (rc != MPI_SUCCESS)
 		MPI_Abort(MPI_COMM_WORLD, 3);
 	MPI_Comm_free(&comm);
@@ -148,11 +160,11 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (argc == 2 && strcmp(argv[1], "big") == 0 && size >= 2)
 		status = big(rank, size);
-	else if (argc == 4 && strcmp(argv[1], "fail") == 0)
+	else if ((argc == 4 || argc == 5) && strcmp(argv[1], "fail") == 0)
 		status = fail(rank, size, strcmp(argv[2], "return") == 0,
-			      strcmp(argv[3], "alltoallv") == 0);
+			      strcmp(argv[3], "alltoallv") == 0, argc == 5 ? argv[4] : NULL);
 	else if (rank == 0)
-		fprintf(stderr, "usage: a2a_hazard big | fail return|fatal alltoall|alltoallv\n");
+		fprintf(stderr, "usage: a2a_hazard big | fail return|fatal alltoall|alltoallv [LOG]\n");
 	MPI_Finalize();
 	return status;
 }

@@ -336,16 +336,20 @@ paced_calls() {
 # send posted, call 40 in the middle of the exchange, after some have
 # completed. a2a_hazard's own handler on its communicator returns; the
 # program aborts on the error (exit 3), as an application would, since the
-# peers may wait for the rank that failed. A hang is TIMEOUT's 124.
+# peers may wait for the rank that failed. A hang is TIMEOUT's 124. What a
+# rank saw is read from its file, $log.RANK: the launchers at times drop a
+# rank's last output line when the job is aborted.
 @test "a failed call of the scheme is returned and reported once through the communicator's error handler, Open MPI and MPICH" {
-	local mpi n call
+	local mpi n call log=$BATS_TEST_TMPDIR/hazard
 	for mpi in ompi mpich; do
 		for n in 1 6 40; do
 			for call in alltoall alltoallv; do
+				rm -f "$log".*
 				TIMEOUT=60 EXTRA=SLURM_IBNET_ALLTOALL_TEST_FAIL=$n \
-					run "$mpi" 4 2 "$BUILD/tests/a2a_hazard.${mpi/ompi/openmpi}" fail return $call
+					run "$mpi" 4 2 "$BUILD/tests/a2a_hazard.${mpi/ompi/openmpi}" fail return $call "$log"
 				echo "$mpi, call $n fails, $call: exit $status"
 				[ "$status" -eq 3 ]
+				run cat "$log".*
 				assert_line --regexp "^HAZARD rank [0-3]: MPI_${call^a} returned MPI_ERR_OTHER; error handler called 1 time\(s\) with that code$"
 				refute_output --partial 'returned MPI_SUCCESS'
 			done
@@ -358,17 +362,17 @@ paced_calls() {
 	# MPI_ERR_OTHER, 16 there: neither a hang (124) nor the program's own
 	# abort (3). Not its text: mpirun 4.1 at times loses it ("Data unpack
 	# would read past end of buffer ... show_help.c").
-	TIMEOUT=60 EXTRA=SLURM_IBNET_ALLTOALL_TEST_FAIL=6 run ompi 4 2 "$BUILD/tests/a2a_hazard.openmpi" fail fatal alltoall
+	local log=$BATS_TEST_TMPDIR/hazard
+	TIMEOUT=60 EXTRA=SLURM_IBNET_ALLTOALL_TEST_FAIL=6 run ompi 4 2 "$BUILD/tests/a2a_hazard.openmpi" fail fatal alltoall "$log"
 	[ "$status" -eq 16 ]
-	refute_output --partial 'HAZARD rank'
-	# MPICH's ranks print their fatal error themselves; hydra's exit status
-	# varies (15, or 9 for a rank it killed). One test per line: bats fails
-	# on a false [ ] only at the end of a list.
-	TIMEOUT=60 EXTRA=SLURM_IBNET_ALLTOALL_TEST_FAIL=6 run mpich 4 2 "$BUILD/tests/a2a_hazard.mpich" fail fatal alltoallv
+	# No rank's call returned (a2a_hazard writes $log.RANK when one does).
+	[ -z "$(compgen -G "$log.*")" ]
+	# MPICH's exit status varies (15, its MPI_ERR_OTHER, or 9 for a rank
+	# hydra killed); neither text is asserted, as the launchers may drop it.
+	# One test per line: bats fails on a false [ ] only at a list's end.
+	TIMEOUT=60 EXTRA=SLURM_IBNET_ALLTOALL_TEST_FAIL=6 run mpich 4 2 "$BUILD/tests/a2a_hazard.mpich" fail fatal alltoallv "$log"
 	[ "$status" -ne 0 ]
 	[ "$status" -ne 124 ]
 	[ "$status" -ne 3 ]
-	refute_output --partial 'HAZARD rank'
-	assert_output --partial 'Fatal error in'
-	assert_output --partial 'Other MPI error'
+	[ -z "$(compgen -G "$log.*")" ]
 }
