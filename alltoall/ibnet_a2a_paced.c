@@ -24,8 +24,14 @@
  * Traffic runs on a private duplicate of the communicator: its tags cannot
  * meet the application's. Anything the scheme does not handle is handed to
  * the MPI library's own implementation (enum route below says what and why).
+ * A call of ours that fails is reported once, through the error handler the
+ * user's communicator has at the call, and its code returned (report_failure()).
+ *
+ * Built with -DIBNET_A2A_TESTING (the Makefile's build/tests/ copies, never
+ * installed), it also reads the SLURM_IBNET_ALLTOALL_TEST_* variables below.
  */
 #include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -53,11 +59,12 @@ enum route {
 	IN_PLACE,
 	BELOW,		/* the bytes converging on a node's port stay below the threshold */
 	ONE_NODE,	/* every rank on one node: shared memory, no port to pace */
+	BIG_BLOCK,	/* a block over block_limit: our calls count bytes in an int */
 	ROUTES
 };
 static const char *const route_name[ROUTES] = {
 	"paced", "switched off", "MPI_THREAD_MULTIPLE", "inter-communicator", "one rank",
-	"MPI_IN_PLACE", "below the threshold", "all ranks on one node",
+	"MPI_IN_PLACE", "below the threshold", "all ranks on one node", "a block of 2 GiB or more",
 };
 static unsigned long served[2][ROUTES];	/* [0] alltoall, [1] alltoallv */
 
@@ -67,8 +74,59 @@ static bool report;
 static struct ibnet_a2a_settings settings;
 static int keyval = MPI_KEYVAL_INVALID;
 static int world_rank = -1;
-/* SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE, for the unit tests only. */
+/*
+ * The largest block (bytes one rank sends one other) the scheme takes. Its
+ * local sends and receives, packing and unpacking pass a block's bytes as an
+ * int count of MPI_BYTE; a call with a larger block goes to the MPI's own
+ * routine, which has its own ways past int. Every rank decides alike: an
+ * MPI_Alltoall's bytes per pair are equal on all (equal type signatures), an
+ * MPI_Alltoallv's largest block is agreed by allreduce. Data between nodes
+ * moves in chunks of at most the window (64 MiB), far below it.
+ */
+static unsigned long block_limit = INT_MAX;
+
+#ifdef IBNET_A2A_TESTING
+/*
+ * Test builds only: the installed libraries do not contain these names, so
+ * no job can set them by accident.
+ *   SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE=K: each run of K consecutive
+ *     ranks is a node (one machine's MPI sees one node, which is handed over).
+ *   SLURM_IBNET_ALLTOALL_TEST_BLOCK_LIMIT=B: hand over blocks over B bytes
+ *     (lower only), to test that route without 2 GiB buffers.
+ *   SLURM_IBNET_ALLTOALL_TEST_FAIL=N: this process's Nth point-to-point call
+ *     of the scheme returns MPI_ERR_OTHER without being posted.
+ */
 static int test_ranks_per_node;
+static unsigned long test_fail_at, test_p2p_calls;
+
+static void read_test_settings(void)
+{
+	const char *v;
+	unsigned long limit;
+
+	if ((v = getenv("SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE")))
+		test_ranks_per_node = atoi(v);
+	if ((v = getenv("SLURM_IBNET_ALLTOALL_TEST_BLOCK_LIMIT")) &&
+	    (limit = strtoul(v, NULL, 10)) > 0 && limit < block_limit)
+		block_limit = limit;
+	if ((v = getenv("SLURM_IBNET_ALLTOALL_TEST_FAIL")))
+		test_fail_at = strtoul(v, NULL, 10);
+}
+
+static bool injected_failure(void)
+{
+	return test_fail_at && ++test_p2p_calls == test_fail_at;
+}
+#else
+static void read_test_settings(void)
+{
+}
+
+static bool injected_failure(void)
+{
+	return false;
+}
+#endif
 
 static void say(const char *what)
 {
@@ -112,8 +170,6 @@ static void read_settings(void)
 
 	ibnet_a2a_settings_default(&settings);
 	enabled = true;
-	if ((v = getenv("SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE")))
-		test_ranks_per_node = atoi(v);
 	report = ibnet_flag_on(getenv(IBNET_A2A_ENV_REPORT));
 	if (report)
 		atexit(print_report);
@@ -179,18 +235,37 @@ static int delete_info(MPI_Comm comm, int kv, void *attr, void *extra)
 	return MPI_SUCCESS;
 }
 
-/* Collective over comm: every rank of comm calls it on the same call. */
-static struct comm_info *comm_info(MPI_Comm comm)
+/*
+ * A call of ours failed with rc: tell the user's communicator's error handler,
+ * as the MPI's own all-to-all would (the default handler aborts the job), and
+ * give the code back for the caller to return.
+ */
+static int report_failure(MPI_Comm comm, int rc)
+{
+	PMPI_Comm_call_errhandler(comm, rc);
+	return rc;
+}
+
+/*
+ * Collective over comm: every rank of comm calls it on the same call.
+ * MPI_SUCCESS with *out set, or with *out NULL when out of memory (the call
+ * is handed over); otherwise a failed call's code, already reported through
+ * comm's error handler.
+ */
+static int comm_info(MPI_Comm comm, struct comm_info **out)
 {
 	struct comm_info *ci;
 	MPI_Comm shm;
-	int found, leader, lrank, i, *leaders = NULL, *count = NULL;
+	int found, leader, i, rc, *leaders = NULL, *count = NULL;
 
-	if (PMPI_Comm_get_attr(comm, keyval, &ci, &found) == MPI_SUCCESS && found)
-		return ci;
+	*out = NULL;
+	if (PMPI_Comm_get_attr(comm, keyval, &ci, &found) == MPI_SUCCESS && found) {
+		*out = ci;
+		return MPI_SUCCESS;
+	}
 	ci = calloc(1, sizeof(*ci));
 	if (!ci)
-		return NULL;
+		return MPI_SUCCESS;
 	ci->priv = MPI_COMM_NULL;
 	PMPI_Comm_size(comm, &ci->size);
 	PMPI_Comm_rank(comm, &ci->rank);
@@ -200,23 +275,42 @@ static struct comm_info *comm_info(MPI_Comm comm)
 	ci->local_index = malloc(sizeof(int) * (size_t)ci->size);
 	leaders = malloc(sizeof(int) * (size_t)ci->size);
 	count = calloc((size_t)ci->size + 1, sizeof(int));
-	/* Every rank allocates; a failure here is out of memory, and MPI aborts below. */
-	PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
-	PMPI_Comm_rank(shm, &lrank);
+	/*
+	 * Our own context first, and everything below on it. A duplicate keeps
+	 * the handler comm had when it was made; ours returns errors to us
+	 * instead, and we report each once, through the handler comm has at the
+	 * failing call. The duplication itself reports through comm's handler
+	 * (the MPI calls it), so its failure is not reported again.
+	 */
+	rc = PMPI_Comm_dup(comm, &ci->priv);
+	if (rc != MPI_SUCCESS) {
+		ci->priv = MPI_COMM_NULL;
+		goto out;
+	}
+	PMPI_Comm_set_errhandler(ci->priv, MPI_ERRORS_RETURN);
+	rc = PMPI_Comm_split_type(ci->priv, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
+	if (rc != MPI_SUCCESS)
+		goto failed;
 	leader = ci->rank;
-	PMPI_Bcast(&leader, 1, MPI_INT, 0, shm);
+	rc = PMPI_Bcast(&leader, 1, MPI_INT, 0, shm);
 	PMPI_Comm_free(&shm);
+	if (rc != MPI_SUCCESS)
+		goto failed;
+#ifdef IBNET_A2A_TESTING
 	/* Tests on one machine: pretend each run of K consecutive ranks is a node. */
 	if (test_ranks_per_node > 0)
 		leader = ci->rank - ci->rank % test_ranks_per_node;
+#endif
+	/*
+	 * Out of memory: this rank hands the call over (MPI_SUCCESS, no info).
+	 * Only this rank knows; the others wait for it in the Allgather below.
+	 */
 	if (!ci->node_of || !ci->node_start || !ci->by_node || !ci->local_index || !leaders ||
-	    !count) {
-		free(leaders);
-		free(count);
-		info_free(ci);
-		return NULL;
-	}
-	PMPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, comm);
+	    !count)
+		goto out;
+	rc = PMPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, ci->priv);
+	if (rc != MPI_SUCCESS)
+		goto failed;
 	/* A leader is the lowest rank of its node (rank 0 of a key-0 split). */
 	for (i = 0; i < ci->size; i++)
 		if (leaders[i] == i)
@@ -243,16 +337,23 @@ static struct comm_info *comm_info(MPI_Comm comm)
 		if (pairs > ci->fanin_pairs)
 			ci->fanin_pairs = pairs;
 	}
+	PMPI_Comm_set_attr(comm, keyval, ci);
+	*out = ci;
+	ci = NULL;
+	goto out;
+failed:
+	report_failure(comm, rc);
+out:
 	free(leaders);
 	free(count);
-	PMPI_Comm_dup(comm, &ci->priv);
-	PMPI_Comm_set_attr(comm, keyval, ci);
-	return ci;
+	info_free(ci);
+	return rc;
 }
 
 static void init_once(void)
 {
 	read_settings();
+	read_test_settings();
 	PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_info, &keyval, NULL);
 	PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
 }
@@ -323,40 +424,111 @@ struct events {
 	int *kind, *peer;
 	int n, cap;
 };
-enum { EV_BULK, EV_CREDIT, EV_DATA };
+/* A send; a local receive; a credit or data receive between nodes. */
+enum { EV_SEND, EV_RECV, EV_CREDIT, EV_DATA };
 
-static int ev_add(struct events *e, int kind, int peer, MPI_Request r)
+/* A free slot for one more request (grown as needed), or -1: out of memory. */
+static int ev_slot(struct events *e)
 {
 	int i;
 
 	for (i = 0; i < e->n; i++)
 		if (e->req[i] == MPI_REQUEST_NULL)
-			break;
-	if (i == e->n) {
-		if (e->n == e->cap) {
-			int cap = e->cap ? 2 * e->cap : 64;
-			MPI_Request *req = realloc(e->req, sizeof(*req) * (size_t)cap);
-			int *kind = req ? realloc(e->kind, sizeof(int) * (size_t)cap) : NULL;
-			int *peer = kind ? (e->kind = kind, realloc(e->peer, sizeof(int) * (size_t)cap)) : NULL;
+			return i;
+	if (e->n == e->cap) {
+		int cap = e->cap ? 2 * e->cap : 64;
+		MPI_Request *req = realloc(e->req, sizeof(*req) * (size_t)cap);
+		int *kind = req ? realloc(e->kind, sizeof(int) * (size_t)cap) : NULL;
+		int *peer = kind ? (e->kind = kind, realloc(e->peer, sizeof(int) * (size_t)cap)) : NULL;
 
-			if (req)
-				e->req = req;
-			if (!peer)
-				return -1;
-			e->peer = peer;
-			e->cap = cap;
-		}
-		e->n++;
+		if (req)
+			e->req = req;
+		if (!peer)
+			return -1;
+		e->peer = peer;
+		e->cap = cap;
 	}
-	e->req[i] = r;
+	e->req[e->n] = MPI_REQUEST_NULL;
+	return e->n++;
+}
+
+/*
+ * Post one send (EV_SEND) or receive of n bytes and track it. The slot is
+ * found first, so a posted request is always tracked; on failure nothing is
+ * posted and the MPI's code (or MPI_ERR_NO_MEM) comes back.
+ */
+static int ev_post(struct events *e, int kind, int peer, const void *buf, int n, int tag,
+		   MPI_Comm comm)
+{
+	int i = ev_slot(e), rc;
+
+	if (i < 0)
+		return MPI_ERR_NO_MEM;
+	if (injected_failure())
+		rc = MPI_ERR_OTHER;
+	else if (kind == EV_SEND)
+		rc = PMPI_Isend(buf, n, MPI_BYTE, peer, tag, comm, &e->req[i]);
+	else
+		rc = PMPI_Irecv((void *)buf, n, MPI_BYTE, peer, tag, comm, &e->req[i]);
+	if (rc != MPI_SUCCESS) {
+		e->req[i] = MPI_REQUEST_NULL;
+		return rc;
+	}
 	e->kind[i] = kind;
 	e->peer[i] = peer;
-	return 0;
+	return MPI_SUCCESS;
+}
+
+/*
+ * After a failure, the requests still posted; none is waited for on a peer,
+ * since a peer that failed too would never answer, and we must return.
+ *   - Receives are cancelled, or they could write after we return. A credit
+ *     receive is then completed: its int is ours, freed on return, and a
+ *     cancelled receive or one holding its 4 eager bytes completes locally.
+ *   - Data and local receives are freed once cancelled, not completed: one
+ *     already matched may need its sender to progress. Its bytes may still
+ *     land in the user's receive buffer, undefined after an error anyway.
+ *   - Sends are freed, not cancelled (MPI 4.0 deprecates cancelling a send,
+ *     and MPIs do not reliably do it): the MPI finishes or drops them in the
+ *     background, reading the user's send buffer until then.
+ * The peers may still wait for this rank, as in the MPI's own collectives
+ * after an error: the application is expected to abort (the default error
+ * handler does), and the communicator's private context may hold stray
+ * messages of this call, so later calls on it are not to be trusted.
+ */
+static void ev_abandon(struct events *e)
+{
+	int i;
+
+	for (i = 0; i < e->n; i++) {
+		if (e->req[i] == MPI_REQUEST_NULL)
+			continue;
+		if (e->kind[i] != EV_SEND)
+			PMPI_Cancel(&e->req[i]);
+		if (e->kind[i] == EV_CREDIT)
+			PMPI_Wait(&e->req[i], MPI_STATUS_IGNORE);
+		else
+			PMPI_Request_free(&e->req[i]);
+	}
+}
+
+/* The first error of a PMPI_Waitsome that returned rc over ndone statuses. */
+static int waitsome_error(int rc, int ndone, const MPI_Status *status)
+{
+	int j;
+
+	if (rc != MPI_ERR_IN_STATUS)
+		return rc;
+	for (j = 0; j < ndone; j++)
+		if (status[j].MPI_ERROR != MPI_SUCCESS)
+			return status[j].MPI_ERROR;
+	return MPI_ERR_INTERN;
 }
 
 /*
  * Move slen[r] bytes from sbuf+soff[r] to every rank r, and receive rlen[r]
- * bytes from r at rbuf+roff[r], paced as the header says.
+ * bytes from r at rbuf+roff[r], paced as the header says. No block is over
+ * block_limit (an int): the callers hand such calls over.
  */
 static int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 			  const MPI_Aint *slen, char *rbuf, const MPI_Aint *roff,
@@ -373,7 +545,6 @@ static int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint
 	int me = ci->rank, mynode = ci->mynode, nlocal, my_credits, norder = 0;
 	int oi = 0, outstanding = 0, rc = MPI_ERR_NO_MEM, i, p, active;
 	MPI_Aint chunk, off = 0;
-	MPI_Request r;
 
 	if (!sent || !credit_in || !order || !done || !status)
 		goto out;
@@ -392,29 +563,25 @@ static int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint
 
 	if (rlen[me])
 		memcpy(rbuf + roff[me], sbuf + soff[me], (size_t)rlen[me]);
-	/* Same node: shared memory, all at once. */
+	/* Same node: shared memory, all at once (whole blocks: int, see block_limit). */
 	for (i = ci->node_start[mynode]; i < ci->node_start[mynode + 1]; i++) {
 		int q = ci->by_node[i];
 
 		if (q == me)
 			continue;
-		if (rlen[q]) {
-			PMPI_Irecv(rbuf + roff[q], (int)rlen[q], MPI_BYTE, q, TAG_LOCAL, ci->priv, &r);
-			if (ev_add(&ev, EV_BULK, q, r) < 0)
-				goto out;
-		}
-		if (slen[q]) {
-			PMPI_Isend(sbuf + soff[q], (int)slen[q], MPI_BYTE, q, TAG_LOCAL, ci->priv, &r);
-			if (ev_add(&ev, EV_BULK, q, r) < 0)
-				goto out;
-		}
+		if (rlen[q] && (rc = ev_post(&ev, EV_RECV, q, rbuf + roff[q], (int)rlen[q],
+					     TAG_LOCAL, ci->priv)) != MPI_SUCCESS)
+			goto out;
+		if (slen[q] && (rc = ev_post(&ev, EV_SEND, q, sbuf + soff[q], (int)slen[q],
+					     TAG_LOCAL, ci->priv)) != MPI_SUCCESS)
+			goto out;
 	}
 	/* As a sender: wait for each remote receiver's credits. */
 	for (i = 0; i < ci->size; i++) {
 		if (ci->node_of[i] == mynode || !slen[i])
 			continue;
-		PMPI_Irecv(&credit_in[i], 1, MPI_INT, i, TAG_CREDIT, ci->priv, &r);
-		if (ev_add(&ev, EV_CREDIT, i, r) < 0)
+		rc = ev_post(&ev, EV_CREDIT, i, &credit_in[i], sizeof(int), TAG_CREDIT, ci->priv);
+		if (rc != MPI_SUCCESS)
 			goto out;
 	}
 	/* As a receiver: the senders in phase order, node mynode-p in phase p;
@@ -436,13 +603,17 @@ static int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint
 		while (outstanding < my_credits && oi < norder) {
 			int s = order[oi];
 			MPI_Aint len = rlen[s] - off < chunk ? rlen[s] - off : chunk;
-			int grant = (int)len;
+			int grant = (int)len;	/* at most the window, 64 MiB */
 
-			PMPI_Irecv(rbuf + roff[s] + off, grant, MPI_BYTE, s, TAG_DATA, ci->priv, &r);
-			if (ev_add(&ev, EV_DATA, s, r) < 0)
+			rc = ev_post(&ev, EV_DATA, s, rbuf + roff[s] + off, grant, TAG_DATA, ci->priv);
+			if (rc != MPI_SUCCESS)
 				goto out;
-			/* Four bytes, eager in every MPI: returns at once. */
-			PMPI_Send(&grant, 1, MPI_INT, s, TAG_CREDIT, ci->priv);
+			/* Four bytes, eager in every MPI: returns at once. As bytes,
+			 * the type the credit receive posts (ev_post). */
+			rc = injected_failure() ? MPI_ERR_OTHER :
+				PMPI_Send(&grant, sizeof(grant), MPI_BYTE, s, TAG_CREDIT, ci->priv);
+			if (rc != MPI_SUCCESS)
+				goto out;
 			outstanding++;
 			off += len;
 			if (off == rlen[s])
@@ -457,6 +628,7 @@ static int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint
 			int *d = realloc(done, sizeof(int) * (size_t)ev.n);
 			MPI_Status *st = d ? (done = d, realloc(status, sizeof(*st) * (size_t)ev.n)) : NULL;
 
+			rc = MPI_ERR_NO_MEM;
 			if (!st)
 				goto out;
 			status = st, ndone_cap = ev.n;
@@ -465,9 +637,10 @@ static int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint
 			int ndone = 0, j;
 
 			rc = PMPI_Waitsome(ev.n, ev.req, &ndone, done, status);
-			if (rc != MPI_SUCCESS)
+			if (rc != MPI_SUCCESS) {
+				rc = waitsome_error(rc, ndone, status);
 				goto out;
-			rc = MPI_ERR_NO_MEM;
+			}
 			/* Read every completed slot before any is reused below. */
 			for (j = 0; j < ndone; j++)
 				status[j].MPI_TAG = ev.kind[done[j]], done[j] = ev.peer[done[j]];
@@ -477,20 +650,21 @@ static int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint
 				if (kind == EV_DATA) {
 					outstanding--;
 				} else if (kind == EV_CREDIT) {
-					/* The receiver says how much: its chunk, not ours. */
+					/* The receiver says how much: its chunk, not ours
+					 * (at most its window, 64 MiB: an int). */
 					MPI_Aint len = credit_in[d];
 
 					if (len > slen[d] - sent[d])
 						len = slen[d] - sent[d];
-					PMPI_Isend(sbuf + soff[d] + sent[d], (int)len, MPI_BYTE, d,
-						   TAG_DATA, ci->priv, &r);
-					sent[d] += len;
-					if (ev_add(&ev, EV_BULK, d, r) < 0)
+					rc = ev_post(&ev, EV_SEND, d, sbuf + soff[d] + sent[d], (int)len,
+						     TAG_DATA, ci->priv);
+					if (rc != MPI_SUCCESS)
 						goto out;
+					sent[d] += len;
 					if (sent[d] < slen[d]) {
-						PMPI_Irecv(&credit_in[d], 1, MPI_INT, d, TAG_CREDIT,
-							   ci->priv, &r);
-						if (ev_add(&ev, EV_CREDIT, d, r) < 0)
+						rc = ev_post(&ev, EV_CREDIT, d, &credit_in[d], sizeof(int),
+							     TAG_CREDIT, ci->priv);
+						if (rc != MPI_SUCCESS)
 							goto out;
 					}
 				}
@@ -499,6 +673,8 @@ static int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint
 	}
 	rc = MPI_SUCCESS;
 out:
+	if (rc != MPI_SUCCESS)
+		ev_abandon(&ev);
 	free(sent);
 	free(credit_in);
 	free(order);
@@ -527,6 +703,13 @@ static void side_free(struct side *s)
 	free(s->len);
 }
 
+/* Where rank i's block starts in the user's buffer, in extents (MPI_Aint:
+ * an MPI_Alltoall's i * count passes INT_MAX before any one block does). */
+static MPI_Aint block_start(int i, const int *displs, int count)
+{
+	return displs ? (MPI_Aint)displs[i] : (MPI_Aint)i * count;
+}
+
 static int side_layout(struct side *s, int size, const int *counts, const int *displs,
 		       int count, MPI_Datatype type, const void *user)
 {
@@ -546,7 +729,7 @@ static int side_layout(struct side *s, int size, const int *counts, const int *d
 
 		s->len[i] = (MPI_Aint)c * tsize;
 		if (plain) {
-			s->off[i] = (MPI_Aint)(displs ? displs[i] : i * count) * extent;
+			s->off[i] = block_start(i, displs, count) * extent;
 		} else {
 			s->off[i] = total;
 			total += s->len[i];
@@ -565,25 +748,30 @@ static int side_layout(struct side *s, int size, const int *counts, const int *d
 /*
  * Between the user's buffer and the scratch one, each rank's block: pack
  * (to scratch) or unpack. Packed bytes of a homogeneous job are the data's
- * own bytes (both MPIs).
+ * own bytes (both MPIs). A block's bytes fit an int (block_limit).
  */
-static void side_copy(struct side *s, bool pack, MPI_Comm comm, int size, const int *counts,
-		      const int *displs, int count, MPI_Datatype type, const void *user)
+static int side_copy(struct side *s, bool pack, MPI_Comm comm, int size, const int *counts,
+		     const int *displs, int count, MPI_Datatype type, const void *user)
 {
 	MPI_Aint lb, extent;
-	int i, pos;
+	int i, pos, rc;
 
 	PMPI_Type_get_extent(type, &lb, &extent);
 	for (i = 0; i < size; i++) {
-		char *block = (char *)user + (MPI_Aint)(displs ? displs[i] : i * count) * extent;
+		char *block = (char *)user + block_start(i, displs, count) * extent;
 		int c = counts ? counts[i] : count;
 
 		pos = 0;
 		if (pack)
-			PMPI_Pack(block, c, type, s->scratch + s->off[i], (int)s->len[i], &pos, comm);
+			rc = PMPI_Pack(block, c, type, s->scratch + s->off[i], (int)s->len[i], &pos,
+				       comm);
 		else
-			PMPI_Unpack(s->scratch + s->off[i], (int)s->len[i], &pos, block, c, type, comm);
+			rc = PMPI_Unpack(s->scratch + s->off[i], (int)s->len[i], &pos, block, c,
+					 type, comm);
+		if (rc != MPI_SUCCESS)
+			return rc;
 	}
+	return MPI_SUCCESS;
 }
 
 /* Both calls: alltoall has counts == NULL (sendcount/recvcount for all). */
@@ -597,15 +785,25 @@ static int run_paced(struct comm_info *ci, const void *sendbuf, const int *scoun
 	if (side_layout(&s, ci->size, scounts, sdispls, scount, stype, sendbuf) < 0 ||
 	    side_layout(&r, ci->size, rcounts, rdispls, rcount, rtype, recvbuf) < 0)
 		goto out;
+	rc = MPI_SUCCESS;
 	if (s.scratch)
-		side_copy(&s, true, ci->priv, ci->size, scounts, sdispls, scount, stype, sendbuf);
-	rc = paced_exchange(ci, s.buf, s.off, s.len, r.buf, r.off, r.len);
+		rc = side_copy(&s, true, ci->priv, ci->size, scounts, sdispls, scount, stype,
+			       sendbuf);
+	if (rc == MPI_SUCCESS)
+		rc = paced_exchange(ci, s.buf, s.off, s.len, r.buf, r.off, r.len);
 	if (rc == MPI_SUCCESS && r.scratch)
-		side_copy(&r, false, ci->priv, ci->size, rcounts, rdispls, rcount, rtype, recvbuf);
+		rc = side_copy(&r, false, ci->priv, ci->size, rcounts, rdispls, rcount, rtype,
+			       recvbuf);
 out:
 	side_free(&s);
 	side_free(&r);
 	return rc;
+}
+
+/* The route of a call the scheme could take, by its largest block. */
+static enum route size_route(const struct comm_info *ci, unsigned long block_bytes)
+{
+	return block_bytes > block_limit ? BIG_BLOCK : fanin_route(ci, block_bytes);
 }
 
 EXPORT int ibnet_a2a_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -613,23 +811,26 @@ EXPORT int ibnet_a2a_alltoall(const void *sendbuf, int sendcount, MPI_Datatype s
 {
 	enum route route = common_route(comm, sendbuf);
 	struct comm_info *ci = NULL;
-	int tsize = 0;
+	int tsize = 0, rc;
 
-	if (route == PACED && !(ci = comm_info(comm)))
+	if (route == PACED && (rc = comm_info(comm, &ci)) != MPI_SUCCESS)
+		return rc;	/* reported */
+	if (route == PACED && !ci)
 		route = OFF;
 	if (route == PACED && ci->nnodes < 2)
 		route = ONE_NODE;
 	if (route == PACED) {
 		PMPI_Type_size(sendtype, &tsize);
 		/* Equal on every rank: the type signatures must match. */
-		route = fanin_route(ci, (unsigned long)(sendcount < 0 ? 0 : sendcount) *
-				    (unsigned long)tsize);
+		route = size_route(ci, (unsigned long)(sendcount < 0 ? 0 : sendcount) *
+				   (unsigned long)tsize);
 	}
 	served[0][route]++;
 	if (route != PACED)
 		return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-	return run_paced(ci, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL,
-			 recvcount, recvtype);
+	rc = run_paced(ci, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL,
+		       recvcount, recvtype);
+	return rc == MPI_SUCCESS ? rc : report_failure(comm, rc);
 }
 
 EXPORT int ibnet_a2a_alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls,
@@ -639,9 +840,11 @@ EXPORT int ibnet_a2a_alltoallv(const void *sendbuf, const int *sendcounts, const
 	enum route route = common_route(comm, sendbuf);
 	struct comm_info *ci = NULL;
 	unsigned long most = 0;
-	int tsize = 0, i;
+	int tsize = 0, i, rc;
 
-	if (route == PACED && !(ci = comm_info(comm)))
+	if (route == PACED && (rc = comm_info(comm, &ci)) != MPI_SUCCESS)
+		return rc;	/* reported */
+	if (route == PACED && !ci)
 		route = OFF;
 	if (route == PACED && ci->nnodes < 2)
 		route = ONE_NODE;
@@ -651,15 +854,18 @@ EXPORT int ibnet_a2a_alltoallv(const void *sendbuf, const int *sendcounts, const
 		for (i = 0; i < ci->size; i++)
 			if ((unsigned long)sendcounts[i] * (unsigned long)tsize > most)
 				most = (unsigned long)sendcounts[i] * (unsigned long)tsize;
-		PMPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UNSIGNED_LONG, MPI_MAX, ci->priv);
-		route = fanin_route(ci, most);
+		rc = PMPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UNSIGNED_LONG, MPI_MAX, ci->priv);
+		if (rc != MPI_SUCCESS)
+			return report_failure(comm, rc);
+		route = size_route(ci, most);
 	}
 	served[1][route]++;
 	if (route != PACED)
 		return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
 				      rdispls, recvtype, comm);
-	return run_paced(ci, sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts,
-			 rdispls, 0, recvtype);
+	rc = run_paced(ci, sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts,
+		       rdispls, 0, recvtype);
+	return rc == MPI_SUCCESS ? rc : report_failure(comm, rc);
 }
 
 /*

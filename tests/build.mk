@@ -32,14 +32,36 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(TOOL_SRC) $(wil
 fuzz: fuzz-build
 	tests/fuzz/run $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS))
 
+# The paced scheme's test builds (-DIBNET_A2A_TESTING: the
+# SLURM_IBNET_ALLTOALL_TEST_* variables), never installed, with a copy of the
+# dispatcher beside them: it loads the scheme from its own directory.
+# (Defined before "programs:", whose prerequisites make expands as it reads.)
+A2A_TEST = $(B)/tests/libibnet-alltoall.so $(A2A_ABIS:%=$(B)/tests/libibnet-a2a-%.so)
+$(B)/tests/libibnet-alltoall.so: $(PRELOAD)
+	mkdir -p $(B)/tests
+	cp $< $@
+$(B)/tests/libibnet-a2a-%.so: $(B)/a2a-%-test/ibnet_a2a_paced.o $(B)/a2a-%/ibnet_a2a_settings.o
+	mkdir -p $(B)/tests
+	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ -ldl -lpthread
+$(B)/a2a-ompi-test/%.o: %.c
+	mkdir -p $(@D)
+	$(CC) $(A2A_CFLAGS) -DIBNET_A2A_TESTING $(OMPI_CFLAGS) -c -o $@ $<
+$(B)/a2a-mpich-test/%.o: %.c
+	mkdir -p $(@D)
+	$(CC) $(A2A_CFLAGS) -DIBNET_A2A_TESTING $(MPICH_CFLAGS) -c -o $@ $<
+
 # Small MPI programs the integration tests run, one build per MPI library.
 programs: $(B)/tests/alltoall_probe.openmpi $(B)/tests/alltoall_probe.mpich \
 	$(B)/tests/linda_standin $(B)/tests/a2a_check.openmpi $(B)/tests/a2a_check.mpich \
-	$(B)/tests/a2a_fortran.openmpi $(B)/tests/a2a_fortran.mpich $(B)/tests/libhide-rto-min.so
+	$(B)/tests/a2a_fortran.openmpi $(B)/tests/a2a_fortran.mpich $(B)/tests/libhide-rto-min.so \
+	$(B)/tests/a2a_hazard.openmpi $(B)/tests/a2a_hazard.mpich $(A2A_TEST)
 $(B)/tests/alltoall_probe.%: tests/programs/alltoall_probe.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
 $(B)/tests/a2a_check.%: tests/programs/a2a_check.c
+	mkdir -p $(B)/tests
+	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
+$(B)/tests/a2a_hazard.%: tests/programs/a2a_hazard.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
 # MPICH's "use mpi" declares no interfaces: gfortran warns of the mixed
