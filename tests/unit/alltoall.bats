@@ -376,3 +376,22 @@ paced_calls() {
 	[ "$status" -ne 3 ]
 	[ -z "$(compgen -G "$log.*")" ]
 }
+
+# One yes/no rule for the job's variables (ibnet_flag_on in ibnet_job_vars.h):
+# SLURM_IBNET_ALLTOALL_REPORT=off once turned the report on, where the gate's
+# SLURM_IBNET_RSOCKET_DEBUG=off was off.
+@test "SLURM_IBNET_ALLTOALL_REPORT: off, no, false, 0 and empty are off, as for the gate; anything else is on" {
+	local v
+	for v in off no false FALSE 0 '' on 1 yes; do
+		run timeout 60 mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np 2 \
+			-x LD_PRELOAD="$A2A_TEST" -x SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE=1 \
+			-x SLURM_IBNET_ALLTOALL_THRESHOLD=0 -x SLURM_IBNET_ALLTOALL_REPORT="$v" \
+			"$BUILD/tests/a2a_check.openmpi" 5 20
+		echo "REPORT='$v'"
+		assert_success
+		case $v in
+		on|1|yes) assert_output --partial 'spank-ibnet alltoall: rank 0: MPI_Alltoall: ' ;;
+		*) refute_output --partial 'spank-ibnet alltoall: rank' ;;
+		esac
+	done
+}
