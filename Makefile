@@ -14,7 +14,8 @@
 #   make deb        a Debian package (packaging/debian) in build/deb/, checked by lintian
 #   make rpm        an RPM (packaging/rpm/spank-ibnet.spec) in build/rpm/
 #
-# The test, fuzz and bench builds are in tests/build.mk and devel/bench/build.mk.
+# The packages are built by packaging/build.mk; the test, fuzz and bench
+# builds are in tests/build.mk and devel/bench/build.mk.
 
 PREFIX           ?= /usr/local
 LIBDIR           ?= $(PREFIX)/lib
@@ -86,8 +87,8 @@ ifneq ($(WITH_MPICH),yes)
 $(shell echo "spank-ibnet: not building libibnet-a2a-mpich.so (no MPICH development files: pkg-config mpich, or MPICH_CFLAGS=); MPICH-ABI jobs get their MPI's own all-to-all" >&2)
 endif
 
-.PHONY: all install uninstall install-list rpm-files dist deb rpm deps test test-matrix \
-	unit-test cluster-test demo bench clean FORCE
+.PHONY: all install uninstall install-list rpm-files deps test test-matrix \
+	unit-test cluster-test demo clean FORCE
 all: $(PLUGIN) $(GATE) $(TOOL) $(PRELOAD) $(A2A_LIBS)
 
 # Objects: pic/ for the plugin, obj/ for ibnet-hosts, a2a/ for the job's
@@ -183,36 +184,7 @@ rpm-files:
 	@for d in $(sort $(patsubst %/,%,$(dir $(filter $(DATADIR)/%,$(foreach e,$(INSTALL_LIST),$(lastword $(subst :, ,$(e)))))))); do \
 	    while :; do echo "%dir $$d"; [ "$$d" = '$(DATADIR)' ] && break; d=$${d%/*}; done; done | sort -u
 
-# The source as it is in the work tree (tracked and new files, not ignored ones),
-# for the package builds.
-DIST = $(B)/dist/spank-ibnet-$(VERSION)
-dist:
-	rm -rf $(B)/dist && mkdir -p $(DIST)
-	git ls-files -z --cached --others --exclude-standard | \
-	    xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' sh | \
-	    tar --null -T - -cf - | tar -xf - -C $(DIST)
-	tar -C $(B)/dist -czf $(B)/dist/spank-ibnet-$(VERSION).tar.gz spank-ibnet-$(VERSION)
-
-# Debian: packaging/debian becomes the tree's debian/; dpkg-buildpackage writes
-# the .deb beside the tree, in build/deb/. lintian's errors fail the target.
-deb: dist
-	rm -rf $(B)/deb && mkdir -p $(B)/deb
-	cp -a $(DIST) $(B)/deb/ && cp -a packaging/debian $(B)/deb/spank-ibnet-$(VERSION)/debian
-	cd $(B)/deb/spank-ibnet-$(VERSION) && dpkg-buildpackage -us -uc -b
-	lintian --fail-on error --info $(B)/deb/spank-ibnet_$(VERSION)_*.changes
-
-# RPM, with RHEL's paths. --nodeps: this Debian machine's rpm database does not
-# hold slurm-devel (BuildRequires); the Slurm headers come from libslurm-dev.
-# The Slurm release the package requires is read here, by packaging/slurm-release,
-# as the Debian package reads it.
-RPM_TOP = $(CURDIR)/$(B)/rpm
-rpm: dist
-	rm -rf $(RPM_TOP) && mkdir -p $(RPM_TOP)/SOURCES
-	cp $(B)/dist/spank-ibnet-$(VERSION).tar.gz $(RPM_TOP)/SOURCES/
-	rpmbuild -bb --nodeps --define '_topdir $(RPM_TOP)' --define 'version_from_tree $(VERSION)' \
-	    --define "slurm_release $$(packaging/slurm-release)" \
-	    --define "slurm_next $$(packaging/slurm-release --next)" \
-	    packaging/rpm/spank-ibnet.spec
+include packaging/build.mk
 
 deps:
 	devel/install-deps

@@ -13,7 +13,7 @@ sources() {
 		[ -f "$REPO/$f" ] && [ ! -L "$REPO/$f" ] || continue
 		case $f in
 		tests/fuzz/corpus/*|tests/fuzz/regressions/*) continue ;;
-		*.c|*.h|*.map|*.f90|*.lua|*.1|*.8|*.bats|*.bash|*.py|*.spec|*.sh|*.conf|Makefile|*/rules|.gitignore)
+		*.c|*.h|*.map|*.f90|*.lua|*.1|*.8|*.bats|*.bash|*.py|*.spec|*.sh|*.conf|*.mk|Makefile|*/rules|.gitignore)
 			echo "$f" ;;
 		*)	[ "$(head -c2 "$REPO/$f")" != '#!' ] || echo "$f" ;;
 		esac
