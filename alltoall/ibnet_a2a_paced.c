@@ -487,7 +487,8 @@ static int ev_post(struct events *e, int kind, int peer, const void *buf, int n,
  *     cancelled receive or one holding its 4 eager bytes completes locally.
  *   - Data and local receives are freed once cancelled, not completed: one
  *     already matched may need its sender to progress. Its bytes may still
- *     land in the user's receive buffer, undefined after an error anyway.
+ *     land in the receive buffer: the user's, undefined after an error
+ *     anyway, or our scratch buffer, which run_paced then never frees.
  *   - Sends are freed, not cancelled (MPI 4.0 deprecates cancelling a send,
  *     and MPIs do not reliably do it): the MPI finishes or drops them in the
  *     background, reading the user's send buffer until then.
@@ -789,8 +790,17 @@ static int run_paced(struct comm_info *ci, const void *sendbuf, const int *scoun
 	if (s.scratch)
 		rc = side_copy(&s, true, ci->priv, ci->size, scounts, sdispls, scount, stype,
 			       sendbuf);
-	if (rc == MPI_SUCCESS)
+	if (rc == MPI_SUCCESS) {
 		rc = paced_exchange(ci, s.buf, s.off, s.len, r.buf, r.off, r.len);
+		/*
+		 * A failed exchange left its requests to the MPI (ev_abandon): sends
+		 * may still read the scratch send buffer, and a matched receive may
+		 * still write the scratch receive buffer. They are leaked on purpose,
+		 * once, on a path that ends the job in all but name.
+		 */
+		if (rc != MPI_SUCCESS)
+			s.scratch = NULL, r.scratch = NULL;
+	}
 	if (rc == MPI_SUCCESS && r.scratch)
 		rc = side_copy(&r, false, ci->priv, ci->size, rcounts, rdispls, rcount, rtype,
 			       recvbuf);

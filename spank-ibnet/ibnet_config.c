@@ -343,6 +343,12 @@ static int apply_key(struct ibnet_config *cfg, const char *key, const char *valu
 	return -1;
 }
 
+int ibnet_config_override(struct ibnet_config *cfg, const char *key, const char *value,
+			  struct ibnet_err *err)
+{
+	return apply_key(cfg, key, value, err);
+}
+
 static int key_index(const char *key)
 {
 	int i;

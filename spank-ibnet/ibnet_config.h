@@ -82,6 +82,13 @@ int ibnet_config_parse(struct ibnet_config *cfg, int argc, char **argv,
 void ibnet_config_free(struct ibnet_config *cfg);
 
 /*
+ * One key over a parsed configuration, checked as in plugstack.conf (for
+ * ibnet-hosts --rspreload, which overrides what the site's line says).
+ */
+int ibnet_config_override(struct ibnet_config *cfg, const char *key, const char *value,
+			  struct ibnet_err *err);
+
+/*
  * The site default, read on its own from plugstack.conf arguments that
  * failed to parse as a whole: a node with a broken configuration still
  * knows whether a job that asked for nothing may run untouched. Returns

@@ -10,22 +10,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *file_name(const char *path)
+/* The length of a library's name: its file name up to ".so" (librspreload.so.1 is librspreload.so). */
+static size_t lib_name(const char *path, const char **name)
 {
-	const char *slash = strrchr(path, '/');
+	const char *slash = strrchr(path, '/'), *so;
 
-	return slash ? slash + 1 : path;
+	*name = slash ? slash + 1 : path;
+	so = strstr(*name, ".so");
+	return so ? (size_t)(so + 3 - *name) : strlen(*name);
 }
 
-/* Is a library of this file name in the list (another copy counts: loading two would clash)? */
-static bool listed(const struct ibnet_strvec *have, const char *lib)
+static bool same_library(const char *a, const char *b)
+{
+	const char *na, *nb;
+	size_t la = lib_name(a, &na), lb = lib_name(b, &nb);
+
+	return la == lb && strncmp(na, nb, la) == 0;
+}
+
+const char *ibnet_preload_find(const struct ibnet_strvec *list, const char *lib)
 {
 	size_t i;
 
-	for (i = 0; i < have->n; i++)
-		if (strcmp(file_name(have->v[i]), file_name(lib)) == 0)
-			return true;
-	return false;
+	for (i = 0; i < list->n; i++)
+		if (same_library(list->v[i], lib))
+			return list->v[i];
+	return NULL;
+}
+
+int ibnet_preload_split(struct ibnet_strvec *list, const char *ld_preload)
+{
+	/* ld.so takes colons and blanks between entries. */
+	return ibnet_strvec_split(list, ld_preload, ": \t");
 }
 
 int ibnet_preload_compose(const char *cur, const char *const *ours, size_t n, char **out)
@@ -36,12 +52,12 @@ int ibnet_preload_compose(const char *cur, const char *const *ours, size_t n, ch
 	int rc = -1;
 
 	*out = NULL;
-	if (cur && ibnet_strvec_split(&have, cur, ": \t") < 0)
+	if (cur && ibnet_preload_split(&have, cur) < 0)
 		goto out;
 	if (cur && ibnet_buf_adds(&b, cur) < 0)
 		goto out;
 	for (i = 0; i < n; i++) {
-		if (!ours[i] || listed(&have, ours[i]))
+		if (!ours[i] || ibnet_preload_find(&have, ours[i]))
 			continue;
 		if ((b.len && ibnet_buf_adds(&b, ":") < 0) || ibnet_buf_adds(&b, ours[i]) < 0)
 			goto out;

@@ -32,6 +32,7 @@ static void usage(FILE *fp)
 	fputs("Usage: ibnet-hosts [--rule RULE | --config 'KEY=VALUE ...'] [--expand] HOSTLIST\n"
 	      "       ibnet-hosts [--config 'KEY=VALUE ...' | --site] --check [--nodelist HOSTLIST]\n"
 	      "       ibnet-hosts [--config '...' | --site] --probe [--rspreload PATH]\n"
+	      "                   [--preloaded LIST]\n"
 	      "       ibnet-hosts [--config '...' | --site] --env [--transport=T]\n"
 	      "                   [--[no-]ordered-alltoall] [--tcp-rto-min[=TIME|off]]\n"
 	      "                   [--nodelist HOSTLIST] [--iface NAME]\n"
@@ -52,8 +53,10 @@ static void usage(FILE *fp)
 	      "                     --nodelist, map every node as the plugin would\n"
 	      "  --probe            print the librspreload and gate this node would preload,\n"
 	      "                     the site's rsocket_programs, and $LD_PRELOAD with both\n"
-	      "                     added as the plugin adds them (ld_preload=)\n"
+	      "                     added as the plugin adds them (ld_preload=); a library\n"
+	      "                     already preloaded is taken as it is\n"
 	      "  --rspreload PATH   with --probe: this librspreload, whatever the arguments say\n"
+	      "  --preloaded LIST   with --probe: the job's LD_PRELOAD (default $LD_PRELOAD)\n"
 	      "  --env              print, as shell commands, the environment changes a job\n"
 	      "                     step would get, taking this environment as the job's,\n"
 	      "                     and the decision on stderr as the plugin logs it\n"
@@ -255,26 +258,40 @@ static int do_check_nodes(const struct ibnet_config *cfg, const char *nodelist,
 
 /*
  * What linda-rsockets needs on this node: librspreload and the gate, the
- * site's programs, and LD_PRELOAD (this process's) with both added by the
- * plugin's rule (ibnet_preload.h).
+ * site's programs, and the job's LD_PRELOAD (preloaded) with both added by
+ * the plugin's rule (ibnet_preload.h). A library the job preloads already
+ * (in an rsocket job, the plugin's) is the one it uses: no search, and
+ * nothing added for it.
  */
-static int do_probe(const struct ibnet_config *cfg, struct ibnet_err *err)
+static int do_probe(const struct ibnet_config *cfg, const char *preloaded, struct ibnet_err *err)
 {
-	const char *rspreload = ibnet_probe_rspreload(cfg, err);
-	const char *rsgate = rspreload ? ibnet_probe_rsgate(cfg, err) : NULL;
-	const char *ours[2] = { rsgate, rspreload };
-	char *ld_preload;
+	struct ibnet_strvec have = { 0 };
+	const char *rspreload = NULL, *rsgate = NULL, *ours[2];
+	char *ld_preload = NULL;
+	int rc = -1;
 
-	if (!rsgate)
-		return -1;
-	if (ibnet_preload_compose(getenv("LD_PRELOAD"), ours, 2, &ld_preload) < 0) {
-		ibnet_err_set(err, IBNET_PREFIX "out of memory");
-		return -1;
-	}
+	if (preloaded && ibnet_preload_split(&have, preloaded) < 0)
+		goto nomem;
+	rspreload = ibnet_preload_find(&have, "librspreload.so");
+	if (!rspreload && !(rspreload = ibnet_probe_rspreload(cfg, err)))
+		goto out;
+	rsgate = ibnet_preload_find(&have, cfg->rsgate);
+	if (!rsgate && !(rsgate = ibnet_probe_rsgate(cfg, err)))
+		goto out;
+	ours[0] = rsgate;
+	ours[1] = rspreload;
+	if (ibnet_preload_compose(preloaded, ours, 2, &ld_preload) < 0)
+		goto nomem;
 	printf("rspreload=%s\nrsgate=%s\nrsocket_programs=%s\nld_preload=%s\n", rspreload, rsgate,
 	       cfg->rsocket_programs, ld_preload ? ld_preload : "");
+	rc = 0;
+	goto out;
+nomem:
+	ibnet_err_set(err, IBNET_PREFIX "out of memory");
+out:
 	free(ld_preload);
-	return 0;
+	ibnet_strvec_free(&have);
+	return rc;
 }
 
 /*
@@ -420,7 +437,7 @@ int main(int argc, char **argv)
 {
 	enum { OPT_RULE = 256, OPT_CONFIG, OPT_EXPAND, OPT_CHECK, OPT_PROBE, OPT_ENV, OPT_TRANSPORT,
 	       OPT_ORDERED, OPT_NO_ORDERED, OPT_NODELIST, OPT_IFACE, OPT_SEP, OPT_REPEAT, OPT_HELP,
-	       OPT_VERSION, OPT_SITE, OPT_LINDA, OPT_RTO, OPT_RSPRELOAD };
+	       OPT_VERSION, OPT_SITE, OPT_LINDA, OPT_RTO, OPT_RSPRELOAD, OPT_PRELOADED };
 	static const struct option longopts[] = {
 		{ "rule", required_argument, NULL, OPT_RULE },
 		{ "config", required_argument, NULL, OPT_CONFIG },
@@ -441,6 +458,7 @@ int main(int argc, char **argv)
 		{ "site", no_argument, NULL, OPT_SITE },
 		{ "linda-input", no_argument, NULL, OPT_LINDA },
 		{ "rspreload", required_argument, NULL, OPT_RSPRELOAD },
+		{ "preloaded", required_argument, NULL, OPT_PRELOADED },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct ibnet_err err = { "" };
@@ -448,7 +466,8 @@ int main(int argc, char **argv)
 	struct ibnet_strvec args = { 0 };
 	struct ibnet_options opts = { 0 };
 	const char *rule = NULL, *config = "", *sep = ",", *iface = NULL, *nodelist = NULL;
-	const char *rspreload = NULL;
+	const char *rspreload = NULL, *preloaded = getenv("LD_PRELOAD");
+	bool probe_only = false;
 	int expand = 0, check = 0, probe = 0, env = 0, repeat = 0, site = 0, linda = 0, c, rc = 1;
 	struct ibnet_buf input = { 0 };
 	char *site_from = NULL;
@@ -496,7 +515,8 @@ int main(int argc, char **argv)
 		case OPT_VERSION: puts("ibnet-hosts (spank-ibnet) " IBNET_VERSION); return 0;
 		case OPT_SITE: site = 1; break;
 		case OPT_LINDA: linda = 1; break;
-		case OPT_RSPRELOAD: rspreload = optarg; break;
+		case OPT_RSPRELOAD: rspreload = optarg; probe_only = true; break;
+		case OPT_PRELOADED: preloaded = optarg; probe_only = true; break;
 		default: usage(stderr); return 2;
 		}
 	}
@@ -518,6 +538,10 @@ int main(int argc, char **argv)
 	} else if ((env || check || probe) == (optind < argc) ||
 		   (env + check + probe > 1) || (!env && !check && !probe && optind + 1 != argc)) {
 		usage(stderr);
+		return 2;
+	}
+	if (probe_only && !probe) {
+		fprintf(stderr, IBNET_PREFIX "--rspreload and --preloaded go with --probe\n");
 		return 2;
 	}
 	if (site && *config) {
@@ -555,10 +579,11 @@ int main(int argc, char **argv)
 	}
 	free(site_from);
 	/* Over the site's arguments: the admin's librspreload wins (gaussian-ib-setup --preload). */
-	if (rspreload) {
-		free(cfg.rspreload);
-		if (!(cfg.rspreload = strdup(rspreload)))
-			goto oom;
+	if (rspreload && ibnet_config_override(&cfg, "rspreload", rspreload, &err) < 0) {
+		fprintf(stderr, "%s (--rspreload)\n", err.msg);
+		ibnet_config_free(&cfg);
+		ibnet_strvec_free(&args);
+		return 1;
 	}
 	if ((probe || env) &&
 	    (use_built_library(&cfg.rsgate, IBNET_RSGATE_DEFAULT) < 0 ||
@@ -572,7 +597,7 @@ int main(int argc, char **argv)
 		if (rc == 0 && nodelist)
 			rc = do_check_nodes(&cfg, nodelist, &err);
 	} else if (probe)
-		rc = do_probe(&cfg, &err);
+		rc = do_probe(&cfg, preloaded, &err);
 	else if (env) {
 		struct ibnet_step_inputs in = { .opts = &opts, .lookup = process_getenv,
 						.nodelist = nodelist, .iface = iface };

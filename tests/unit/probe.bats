@@ -60,13 +60,27 @@ load ../helpers/common
 	assert_success
 	assert_line "ld_preload=$gate:$RSPRELOAD"
 	assert_line 'rsocket_programs=*.exel'
-	# Another copy of librspreload already preloaded: only the gate is added.
+	# A librspreload the job preloads itself (here with a version suffix) is
+	# the one it uses: not searched for (the configured one does not exist),
+	# not added twice. Only the gate is added, after it: the job put its own
+	# librspreload first, and that stays its choice (the admin guide says the
+	# gate then decides nothing for it).
+	cp "$RSPRELOAD" "$BATS_TEST_TMPDIR/librspreload.so.1"
+	run "$IBNET_HOSTS" --config "rsgate=$gate rspreload=/nonexistent/librspreload.so" --probe \
+		--preloaded "$BATS_TEST_TMPDIR/librspreload.so.1"
+	assert_success
+	assert_line "rspreload=$BATS_TEST_TMPDIR/librspreload.so.1"
+	assert_line "ld_preload=$BATS_TEST_TMPDIR/librspreload.so.1:$gate"
 	cp "$RSPRELOAD" "$BATS_TEST_TMPDIR/librspreload.so"
-	run env LD_PRELOAD="$BATS_TEST_TMPDIR/librspreload.so" "$IBNET_HOSTS" --config "rsgate=$gate" --probe
-	assert_line "ld_preload=$BATS_TEST_TMPDIR/librspreload.so:$gate"
 	# --rspreload: the admin's librspreload over the arguments'.
 	run env LD_PRELOAD= "$IBNET_HOSTS" --config "rsgate=$gate rspreload=/nonexistent/librspreload.so" \
 		--probe --rspreload "$BATS_TEST_TMPDIR/librspreload.so"
 	assert_success
 	assert_line "rspreload=$BATS_TEST_TMPDIR/librspreload.so"
+	# Checked as the plugstack.conf key is, and only with --probe.
+	run "$IBNET_HOSTS" --probe --rspreload 'relative:path'
+	assert_failure
+	assert_output --partial "expected an absolute path without spaces, ':' or shell characters (--rspreload)"
+	run "$IBNET_HOSTS" --env --rspreload "$BATS_TEST_TMPDIR/librspreload.so"
+	assert_failure 2
 }
