@@ -30,6 +30,11 @@ DESTDIR          ?=
 
 VERSION := $(shell cat VERSION)
 
+# The install list separates its fields with ':' and the shell splits on
+# blanks: a directory holding either is refused, not half-installed.
+$(foreach d,PREFIX LIBDIR BINDIR MANDIR SLURM_PLUGIN_DIR GATE_DIR DATADIR DESTDIR,\
+  $(if $(findstring :,$($(d)))$(word 2,$($(d))),$(error $(d)=$($(d)): a directory with ':' or a blank cannot be installed to)))
+
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 LDFLAGS ?=
@@ -73,6 +78,9 @@ MPICH_CFLAGS ?= $(shell pkg-config --cflags mpich 2>/dev/null)
 # given as OMPI_CFLAGS=/MPICH_CFLAGS= (RHEL keeps them under the MPI's prefix).
 WITH_OMPI  ?= $(if $(filter command line environment,$(origin OMPI_CFLAGS))$(shell pkg-config --exists ompi-c 2>/dev/null && echo yes),yes,no)
 WITH_MPICH ?= $(if $(filter command line environment,$(origin MPICH_CFLAGS))$(shell pkg-config --exists mpich 2>/dev/null && echo yes),yes,no)
+# Decided once (pkg-config runs here, not at every use).
+WITH_OMPI  := $(WITH_OMPI)
+WITH_MPICH := $(WITH_MPICH)
 A2A_ABIS = $(if $(filter yes,$(WITH_OMPI)),ompi) $(if $(filter yes,$(WITH_MPICH)),mpich)
 A2A_LIBS = $(A2A_ABIS:%=$(B)/libibnet-a2a-%.so)
 A2A_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -I$(A2A_SRC) -I$(SRC)
@@ -81,10 +89,10 @@ A2A_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -I$(A2A_SRC) -I$(SRC)
 # host without an MPI's development files knows what its jobs will not get
 # (the dispatcher says it again at run time).
 ifneq ($(WITH_OMPI),yes)
-$(shell echo "spank-ibnet: not building libibnet-a2a-ompi.so (no Open MPI development files: pkg-config ompi-c, or OMPI_CFLAGS=); Open MPI jobs get Open MPI's own all-to-all" >&2)
+$(shell echo "spank-ibnet: not building libibnet-a2a-ompi.so ($(if $(filter command line,$(origin WITH_OMPI)),WITH_OMPI=$(WITH_OMPI),no Open MPI development files: pkg-config ompi-c, or OMPI_CFLAGS=)); Open MPI jobs get Open MPI's own all-to-all" >&2)
 endif
 ifneq ($(WITH_MPICH),yes)
-$(shell echo "spank-ibnet: not building libibnet-a2a-mpich.so (no MPICH development files: pkg-config mpich, or MPICH_CFLAGS=); MPICH-ABI jobs get their MPI's own all-to-all" >&2)
+$(shell echo "spank-ibnet: not building libibnet-a2a-mpich.so ($(if $(filter command line,$(origin WITH_MPICH)),WITH_MPICH=$(WITH_MPICH),no MPICH development files: pkg-config mpich, or MPICH_CFLAGS=)); MPICH-ABI jobs get their MPI's own all-to-all" >&2)
 endif
 
 .PHONY: all install uninstall install-list rpm-files deps test test-matrix \
@@ -110,7 +118,7 @@ $(B)/pic $(B)/obj $(B)/a2a $(B)/a2a-ompi $(B)/a2a-mpich:
 GATE_STAMP = $(B)/gate-path
 $(GATE_STAMP): FORCE | $(B)/pic
 	@echo '$(GATE_DIR)' | cmp -s - $@ || echo '$(GATE_DIR)' > $@
-$(B)/pic/ibnet_config.o $(B)/obj/ibnet_config.o: $(GATE_STAMP)
+$(B)/pic/ibnet_config.o $(B)/obj/ibnet_config.o $(B)/obj/ibnet_hosts.o: $(GATE_STAMP)
 $(B)/pic/spank_ibnet.o $(B)/obj/ibnet_hosts.o: VERSION
 FORCE:
 
@@ -165,12 +173,18 @@ install: all
 	    *) install -m "$$mode" "$$src" "$$dst" ;; \
 	    esac; echo "installed $$dst"; done
 
-# The listed files, then the directories left empty in ours (DATADIR, GATE_DIR);
-# a shared directory (bin, man1, Slurm's plugins) is never removed.
+# The listed files (both MPIs' paced builds, whichever this make would build,
+# and any version's Lmod module), then the directories the list made, deepest
+# first, where they are empty; a shared one (bin, man1, Slurm's plugins) is
+# never among them.
+INSTALLED_DIRS = $(sort $(patsubst %/,%,$(dir $(filter $(DATADIR)/%,$(foreach e,$(INSTALL_LIST),$(lastword $(subst :, ,$(e))))))))
 uninstall:
-	@for e in $(INSTALL_LIST); do rm -f '$(DESTDIR)'"$${e##*:}"; done
-	@for d in '$(DESTDIR)$(DATADIR)' '$(DESTDIR)$(GATE_DIR)'; do \
-	    [ ! -d "$$d" ] || find "$$d" -depth -type d -empty -delete; done
+	@for e in $(INSTALL_LIST) x:x:$(GATE_DIR)/libibnet-a2a-ompi.so x:x:$(GATE_DIR)/libibnet-a2a-mpich.so; do \
+	    rm -f '$(DESTDIR)'"$${e##*:}"; done
+	@rm -f '$(DESTDIR)$(DATADIR)'/lmod-modules/gaussian-ib/*.lua
+	@for d in $$(for d in $(INSTALLED_DIRS); do while :; do echo "$$d"; \
+	    [ "$$d" = '$(DATADIR)' ] && break; d=$${d%/*}; done; done | sort -ru) '$(GATE_DIR)'; do \
+	    rmdir '$(DESTDIR)'"$$d" 2>/dev/null || true; done
 
 # The installed paths, one per line.
 install-list:
@@ -181,7 +195,7 @@ rpm-files:
 	@for e in $(INSTALL_LIST); do f=$${e##*:}; \
 	    case $$f in '$(MANDIR)'/*) echo "$$f*" ;; *) echo "$$f" ;; esac; done
 	@echo '%dir $(GATE_DIR)'
-	@for d in $(sort $(patsubst %/,%,$(dir $(filter $(DATADIR)/%,$(foreach e,$(INSTALL_LIST),$(lastword $(subst :, ,$(e)))))))); do \
+	@for d in $(INSTALLED_DIRS); do \
 	    while :; do echo "%dir $$d"; [ "$$d" = '$(DATADIR)' ] && break; d=$${d%/*}; done; done | sort -u
 
 include packaging/build.mk

@@ -26,15 +26,16 @@ static const struct {
 	{ "default", IBNET_ALLTOALL_DEFAULT },
 };
 
+/* The error's words; %s and %s are the bounds, written as a user would. */
 const struct ibnet_a2a_key_info ibnet_a2a_keys[IBNET_A2A_KEY_COUNT] = {
 	[IBNET_A2A_WINDOW] = { "alltoall_window", IBNET_A2A_ENV_WINDOW, IBNET_A2A_WINDOW_MIN,
 			       IBNET_A2A_WINDOW_MAX, "a window size (bytes in flight towards one "
-			       "node, 1k to 64m, e.g. 64k)" },
+			       "node, %s to %s, e.g. 64k)" },
 	[IBNET_A2A_CREDITS] = { "alltoall_credits", IBNET_A2A_ENV_CREDITS, 1, IBNET_A2A_CREDITS_MAX,
-				"a number of credits (1 to 64)" },
+				"a number of credits (%s to %s)" },
 	[IBNET_A2A_THRESHOLD] = { "alltoall_threshold", IBNET_A2A_ENV_THRESHOLD, 0,
 				  IBNET_A2A_THRESHOLD_MAX, "a size (bytes converging on one node's "
-				  "port, 0 to 1024m, e.g. 8k)" },
+				  "port, %s to %s, e.g. 8k)" },
 };
 
 /*
@@ -135,6 +136,17 @@ static const char *shown(const char *value, char buf[44])
 	return buf;
 }
 
+/* n as a user writes it: 64m, 1k, 64 (whole units of 1024 only). */
+static void size_text(unsigned long n, char out[24])
+{
+	if (n && n % (1024ul * 1024) == 0)
+		snprintf(out, 24, "%lum", n / (1024ul * 1024));
+	else if (n && n % 1024 == 0)
+		snprintf(out, 24, "%luk", n / 1024);
+	else
+		snprintf(out, 24, "%lu", n);
+}
+
 int ibnet_a2a_setting_set(struct ibnet_a2a_settings *s, enum ibnet_a2a_key key,
 			  const char *value, const char *source, char *msg, size_t msglen)
 {
@@ -148,7 +160,15 @@ int ibnet_a2a_setting_set(struct ibnet_a2a_settings *s, enum ibnet_a2a_key key,
 	}
 	k = &ibnet_a2a_keys[key];
 	if (parse_size(value, &n) < 0 || n < k->min || n > k->max) {
-		snprintf(msg, msglen, "%s: '%s' is not %s", source, shown(value, buf), k->expected);
+		char lo[24], hi[24], expected[160];
+
+		size_text(k->min, lo);
+		size_text(k->max, hi);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+		snprintf(expected, sizeof(expected), k->expected, lo, hi);
+#pragma GCC diagnostic pop
+		snprintf(msg, msglen, "%s: '%s' is not %s", source, shown(value, buf), expected);
 		return -1;
 	}
 	*setting_slot(s, key) = n;

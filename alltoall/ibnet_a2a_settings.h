@@ -6,8 +6,11 @@
  *
  * The plugin's configuration (alltoall_window=, ...), its request
  * (SLURM_IBNET_ALLTOALL), its environment plan, ibnet-hosts and the job's
- * libraries (the dispatcher, the paced scheme) all read these tables; none
- * names a scheme, a key or an MPI variable of its own. No MPI, no Slurm.
+ * libraries (the dispatcher, the paced scheme) read the schemes, the MPI
+ * variables, the settings' variables and their bounds here. (The config's
+ * list of keys names alltoall_* too, in the order the admin guide documents
+ * them; the scheduler's record says "ordered", a word of its own.) No MPI,
+ * no Slurm.
  */
 #ifndef IBNET_A2A_SETTINGS_H
 #define IBNET_A2A_SETTINGS_H
@@ -97,7 +100,7 @@ struct ibnet_a2a_key_info {
 	const char *config_key;		/* plugstack.conf: alltoall_window= */
 	const char *env;		/* the job's variable */
 	unsigned long min, max;		/* written with k and m suffixes (powers of 1024) */
-	const char *expected;		/* what a good value is, for the error sentence */
+	const char *expected;		/* what a good value is, "%s to %s" the bounds */
 };
 extern const struct ibnet_a2a_key_info ibnet_a2a_keys[IBNET_A2A_KEY_COUNT];
 

@@ -31,6 +31,9 @@ enum ibnet_transport {
 
 #define IBNET_TRANSPORTS_EXPECTED "rsocket, ipoib, tcp or none"
 
+/* The variable that asks for a transport, and later says which a step has. */
+#define IBNET_TRANSPORT_ENV "SLURM_IBNET_TRANSPORT"
+
 const char *ibnet_transport_name(enum ibnet_transport t);
 
 /*

@@ -80,7 +80,7 @@ int ibnet_env_plan_build(const struct ibnet_config *cfg, const struct ibnet_job 
 	}
 
 	/* The plugin's own variables say what this step got. */
-	planner_put_bookkeeping(&pl, untouched, "SLURM_IBNET_TRANSPORT",
+	planner_put_bookkeeping(&pl, untouched, IBNET_TRANSPORT_ENV,
 				ibnet_transport_name(job->transport));
 	plan->alltoall = plan_alltoall_scheme(&pl, cfg, job);
 	paced = plan->alltoall == IBNET_ALLTOALL_PACED;

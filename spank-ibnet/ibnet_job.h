@@ -3,10 +3,13 @@
  * ibnet_job.h - one job step as the decisions see it: what it asked for,
  * and what this node has for it.
  *
- * Only ibnet_step_plan (ibnet_step.c) makes one. It hands the struct to
- * ibnet_request_resolve (the request and its sources), ibnet_probe_job
- * (the interface and the libraries) and ibnet_env_plan_build (the
- * environment), in that order, and keeps the storage they point into.
+ * ibnet_step_plan (ibnet_step.c) makes the one a step is planned with. It
+ * hands the struct to ibnet_request_resolve (the request and its sources),
+ * ibnet_probe_job (the interface and the libraries) and
+ * ibnet_env_plan_build (the environment), in that order, and keeps the
+ * storage they point into. (The SPANK layer's init_post_opt resolves a
+ * request alone, to refuse a bad one before the job is queued; the fuzz
+ * harness drives the parts one by one.)
  */
 #ifndef IBNET_JOB_H
 #define IBNET_JOB_H

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TRANSPORT_VAR "SLURM_IBNET_TRANSPORT"
+#define TRANSPORT_VAR IBNET_TRANSPORT_ENV
 #define ALLTOALL_VAR IBNET_A2A_ENV_SCHEME
 
 int ibnet_options_set_rto(struct ibnet_options *opts, const char *optarg, struct ibnet_err *err)

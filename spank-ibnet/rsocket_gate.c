@@ -72,7 +72,7 @@ static volatile int resolved;
 static int chosen;
 static int select_via_poll;	/* chosen, and librspreload's select() is wrong */
 
-/* A debug switch is off when unset, empty, 0, no, off or false. */
+/* Does prog match one of the comma-separated fnmatch patterns? */
 static int program_chosen(const char *patterns, const char *prog)
 {
 	const char *p = patterns;
