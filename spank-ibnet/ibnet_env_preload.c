@@ -16,8 +16,11 @@ static size_t lib_name(const char *path, const char **name)
 	const char *slash = strrchr(path, '/'), *so;
 
 	*name = slash ? slash + 1 : path;
-	so = strstr(*name, ".so");
-	return so ? (size_t)(so + 3 - *name) : strlen(*name);
+	/* ".so" at the end or before a version (".so.1"), not ".something". */
+	for (so = strstr(*name, ".so"); so; so = strstr(so + 1, ".so"))
+		if (so[3] == '\0' || so[3] == '.')
+			return (size_t)(so + 3 - *name);
+	return strlen(*name);
 }
 
 static bool same_library(const char *a, const char *b)
