@@ -266,8 +266,10 @@ static int do_check_nodes(const struct ibnet_config *cfg, const char *nodelist,
 static int do_probe(const struct ibnet_config *cfg, const char *preloaded, struct ibnet_err *err)
 {
 	struct ibnet_strvec have = { 0 };
-	const char *rspreload = NULL, *rsgate = NULL, *ours[2];
+	struct ibnet_job rsocket = { .transport = IBNET_RSOCKET };
+	const char *rspreload = NULL, *rsgate = NULL, *ours[3];
 	char *ld_preload = NULL;
+	size_t n;
 	int rc = -1;
 
 	if (preloaded && ibnet_preload_split(&have, preloaded) < 0)
@@ -278,9 +280,11 @@ static int do_probe(const struct ibnet_config *cfg, const char *preloaded, struc
 	rsgate = ibnet_preload_find(&have, cfg->rsgate);
 	if (!rsgate && !(rsgate = ibnet_probe_rsgate(cfg, err)))
 		goto out;
-	ours[0] = rsgate;
-	ours[1] = rspreload;
-	if (ibnet_preload_compose(preloaded, ours, 2, &ld_preload) < 0)
+	/* An rsocket step's libraries, in the plugin's order (no job preload here). */
+	rsocket.rsgate_path = rsgate;
+	rsocket.rspreload_path = rspreload;
+	n = ibnet_preload_ours(&rsocket, false, ours);
+	if (ibnet_preload_compose(preloaded, ours, n, &ld_preload) < 0)
 		goto nomem;
 	printf("rspreload=%s\nrsgate=%s\nrsocket_programs=%s\nld_preload=%s\n", rspreload, rsgate,
 	       cfg->rsocket_programs, ld_preload ? ld_preload : "");
