@@ -271,6 +271,8 @@ static const char *const known_keys[] = {
 static int apply_key(struct ibnet_config *cfg, const char *key, const char *value,
 		     struct ibnet_err *err)
 {
+	int a2a_key;
+
 	if (strcmp(key, "default_transport") == 0)
 		return ibnet_transport_parse(value, "plugstack.conf default_transport",
 					     &cfg->default_transport, err);
@@ -320,12 +322,12 @@ static int apply_key(struct ibnet_config *cfg, const char *key, const char *valu
 	}
 	if (strcmp(key, "tcp_rto_min_transports") == 0)
 		return set_rto_transports(cfg, value, err);
-	if (ibnet_a2a_key_by_config(key) >= 0) {
+	if ((a2a_key = ibnet_a2a_key_by_config(key)) >= 0) {
 		char msg[256], source[64];
 
 		snprintf(source, sizeof(source), "plugstack.conf: %s", key);
-		if (ibnet_a2a_setting_set(&cfg->a2a, (enum ibnet_a2a_key)ibnet_a2a_key_by_config(key),
-					  value, source, msg, sizeof(msg)) == 0)
+		if (ibnet_a2a_setting_set(&cfg->a2a, (enum ibnet_a2a_key)a2a_key, value, source, msg,
+					  sizeof(msg)) == 0)
 			return 0;
 		ibnet_err_set(err, IBNET_PREFIX "%s", msg);
 		return -1;
