@@ -178,13 +178,14 @@ install: all
 # first, where they are empty; a shared one (bin, man1, Slurm's plugins) is
 # never among them.
 INSTALLED_DIRS = $(sort $(patsubst %/,%,$(dir $(filter $(DATADIR)/%,$(foreach e,$(INSTALL_LIST),$(lastword $(subst :, ,$(e))))))))
+# Shell: those directories and each one above them up to DATADIR, once each, deepest first.
+DATADIR_TREE = for d in $(INSTALLED_DIRS); do while :; do echo "$$d"; \
+	    [ "$$d" = '$(DATADIR)' ] && break; d=$${d%/*}; done; done | sort -ru
 uninstall:
 	@for e in $(INSTALL_LIST) x:x:$(GATE_DIR)/libibnet-a2a-ompi.so x:x:$(GATE_DIR)/libibnet-a2a-mpich.so; do \
 	    rm -f '$(DESTDIR)'"$${e##*:}"; done
 	@rm -f '$(DESTDIR)$(DATADIR)'/lmod-modules/gaussian-ib/*.lua
-	@for d in $$(for d in $(INSTALLED_DIRS); do while :; do echo "$$d"; \
-	    [ "$$d" = '$(DATADIR)' ] && break; d=$${d%/*}; done; done | sort -ru) '$(GATE_DIR)'; do \
-	    rmdir '$(DESTDIR)'"$$d" 2>/dev/null || true; done
+	@for d in $$($(DATADIR_TREE)) '$(GATE_DIR)'; do rmdir '$(DESTDIR)'"$$d" 2>/dev/null || true; done
 
 # The installed paths, one per line.
 install-list:
@@ -195,8 +196,7 @@ rpm-files:
 	@for e in $(INSTALL_LIST); do f=$${e##*:}; \
 	    case $$f in '$(MANDIR)'/*) echo "$$f*" ;; *) echo "$$f" ;; esac; done
 	@echo '%dir $(GATE_DIR)'
-	@for d in $(INSTALLED_DIRS); do \
-	    while :; do echo "%dir $$d"; [ "$$d" = '$(DATADIR)' ] && break; d=$${d%/*}; done; done | sort -u
+	@for d in $$($(DATADIR_TREE)); do echo "%dir $$d"; done
 
 include packaging/build.mk
 
