@@ -816,19 +816,39 @@ static enum route size_route(const struct comm_info *ci, unsigned long block_byt
 	return block_bytes > block_limit ? BIG_BLOCK : fanin_route(ci, block_bytes);
 }
 
+/*
+ * Both calls' route before their sizes are known: common_route's checks,
+ * then the communicator's layout (collective: every rank of comm reaches it
+ * alike). *ci is set where the route is still PACED. A failed set-up is
+ * reported and its code returned.
+ */
+static int comm_route(MPI_Comm comm, const void *sendbuf, enum route *route,
+		      struct comm_info **ci)
+{
+	int rc;
+
+	*ci = NULL;
+	*route = common_route(comm, sendbuf);
+	if (*route != PACED)
+		return MPI_SUCCESS;
+	if ((rc = comm_info(comm, ci)) != MPI_SUCCESS)
+		return rc;
+	if (!*ci)
+		*route = OFF;
+	else if ((*ci)->nnodes < 2)
+		*route = ONE_NODE;
+	return MPI_SUCCESS;
+}
+
 EXPORT int ibnet_a2a_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 			      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-	enum route route = common_route(comm, sendbuf);
-	struct comm_info *ci = NULL;
+	enum route route;
+	struct comm_info *ci;
 	int tsize = 0, rc;
 
-	if (route == PACED && (rc = comm_info(comm, &ci)) != MPI_SUCCESS)
+	if ((rc = comm_route(comm, sendbuf, &route, &ci)) != MPI_SUCCESS)
 		return rc;	/* reported */
-	if (route == PACED && !ci)
-		route = OFF;
-	if (route == PACED && ci->nnodes < 2)
-		route = ONE_NODE;
 	if (route == PACED) {
 		PMPI_Type_size(sendtype, &tsize);
 		/* Equal on every rank: the type signatures must match. */
@@ -847,17 +867,13 @@ EXPORT int ibnet_a2a_alltoallv(const void *sendbuf, const int *sendcounts, const
 			       MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
 			       const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm)
 {
-	enum route route = common_route(comm, sendbuf);
-	struct comm_info *ci = NULL;
+	enum route route;
+	struct comm_info *ci;
 	unsigned long most = 0;
 	int tsize = 0, i, rc;
 
-	if (route == PACED && (rc = comm_info(comm, &ci)) != MPI_SUCCESS)
+	if ((rc = comm_route(comm, sendbuf, &route, &ci)) != MPI_SUCCESS)
 		return rc;	/* reported */
-	if (route == PACED && !ci)
-		route = OFF;
-	if (route == PACED && ci->nnodes < 2)
-		route = ONE_NODE;
 	if (route == PACED) {
 		/* Counts differ by rank: agree on the largest pair, one small allreduce. */
 		PMPI_Type_size(sendtype, &tsize);
