@@ -60,11 +60,12 @@ enum route {
 	BELOW,		/* the bytes converging on a node's port stay below the threshold */
 	ONE_NODE,	/* every rank on one node: shared memory, no port to pace */
 	BIG_BLOCK,	/* a block over block_limit: our calls count bytes in an int */
+	NO_MEMORY,	/* a rank could not allocate the communicator's layout */
 	ROUTES
 };
 static const char *const route_name[ROUTES] = {
 	"paced", "switched off", "MPI_THREAD_MULTIPLE", "inter-communicator", "one rank",
-	"MPI_IN_PLACE", "below the threshold", "all ranks on one node", "a block of 2 GiB or more",
+	"MPI_IN_PLACE", "below the threshold", "all ranks on one node", "a block of 2 GiB or more", "out of memory",
 };
 static unsigned long served[2][ROUTES];	/* [0] alltoall, [1] alltoallv */
 
@@ -95,8 +96,10 @@ static unsigned long block_limit = INT_MAX;
  *     (lower only), to test that route without 2 GiB buffers.
  *   SLURM_IBNET_ALLTOALL_TEST_FAIL=N: this process's Nth point-to-point call
  *     of the scheme returns MPI_ERR_OTHER without being posted.
+ *   SLURM_IBNET_ALLTOALL_TEST_NO_MEMORY=R: rank R of each new communicator
+ *     takes its layout's allocation as failed.
  */
-static int test_ranks_per_node;
+static int test_ranks_per_node, test_no_memory_rank = -1;
 static unsigned long test_fail_at, test_p2p_calls;
 
 static void read_test_settings(void)
@@ -111,6 +114,16 @@ static void read_test_settings(void)
 		block_limit = limit;
 	if ((v = getenv("SLURM_IBNET_ALLTOALL_TEST_FAIL")))
 		test_fail_at = strtoul(v, NULL, 10);
+	if ((v = getenv("SLURM_IBNET_ALLTOALL_TEST_NO_MEMORY")))
+		test_no_memory_rank = atoi(v);
+}
+
+static bool test_no_memory(MPI_Comm comm)
+{
+	int rank = -1;
+
+	PMPI_Comm_rank(comm, &rank);
+	return rank == test_no_memory_rank;
 }
 
 static bool injected_failure(void)
@@ -124,6 +137,12 @@ static void read_test_settings(void)
 
 static bool injected_failure(void)
 {
+	return false;
+}
+
+static bool test_no_memory(MPI_Comm comm)
+{
+	(void)comm;
 	return false;
 }
 #endif
@@ -248,33 +267,46 @@ static int report_failure(MPI_Comm comm, int rc)
 
 /*
  * Collective over comm: every rank of comm calls it on the same call.
- * MPI_SUCCESS with *out set, or with *out NULL when out of memory (the call
- * is handed over); otherwise a failed call's code, already reported through
- * comm's error handler.
+ * MPI_SUCCESS with *out set, or with *out NULL on every rank when any is
+ * out of memory (the call is handed over); otherwise a failed call's code,
+ * already reported through comm's error handler.
  */
 static int comm_info(MPI_Comm comm, struct comm_info **out)
 {
 	struct comm_info *ci;
 	MPI_Comm shm;
-	int found, leader, i, rc, *leaders = NULL, *count = NULL;
+	int found, leader, i, rc, ok, size, *leaders = NULL, *count = NULL;
 
 	*out = NULL;
 	if (PMPI_Comm_get_attr(comm, keyval, &ci, &found) == MPI_SUCCESS && found) {
 		*out = ci;
 		return MPI_SUCCESS;
 	}
+	PMPI_Comm_size(comm, &size);
 	ci = calloc(1, sizeof(*ci));
-	if (!ci)
-		return MPI_SUCCESS;
-	ci->priv = MPI_COMM_NULL;
-	PMPI_Comm_size(comm, &ci->size);
-	PMPI_Comm_rank(comm, &ci->rank);
-	ci->node_of = malloc(sizeof(int) * (size_t)ci->size);
-	ci->node_start = calloc((size_t)ci->size + 1, sizeof(int));
-	ci->by_node = malloc(sizeof(int) * (size_t)ci->size);
-	ci->local_index = malloc(sizeof(int) * (size_t)ci->size);
-	leaders = malloc(sizeof(int) * (size_t)ci->size);
-	count = calloc((size_t)ci->size + 1, sizeof(int));
+	if (ci) {
+		ci->priv = MPI_COMM_NULL;
+		ci->size = size;
+		PMPI_Comm_rank(comm, &ci->rank);
+		ci->node_of = malloc(sizeof(int) * (size_t)size);
+		ci->node_start = calloc((size_t)size + 1, sizeof(int));
+		ci->by_node = malloc(sizeof(int) * (size_t)size);
+		ci->local_index = malloc(sizeof(int) * (size_t)size);
+	}
+	leaders = malloc(sizeof(int) * (size_t)size);
+	count = calloc((size_t)size + 1, sizeof(int));
+	ok = ci && ci->node_of && ci->node_start && ci->by_node && ci->local_index && leaders &&
+	     count && !test_no_memory(comm);
+	/*
+	 * Out of memory on any rank: every rank hands the call over, and all
+	 * learn it here, before the collectives below that a rank without its
+	 * arrays could not join. On comm itself (we are inside a collective
+	 * call on it, which every rank makes in the same order); its failure
+	 * the MPI reports through comm's handler.
+	 */
+	rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+	if (rc != MPI_SUCCESS || !ok)
+		goto out;
 	/*
 	 * Our own context first, and everything below on it. A duplicate keeps
 	 * the handler comm had when it was made; ours returns errors to us
@@ -301,13 +333,6 @@ static int comm_info(MPI_Comm comm, struct comm_info **out)
 	if (test_ranks_per_node > 0)
 		leader = ci->rank - ci->rank % test_ranks_per_node;
 #endif
-	/*
-	 * Out of memory: this rank hands the call over (MPI_SUCCESS, no info).
-	 * Only this rank knows; the others wait for it in the Allgather below.
-	 */
-	if (!ci->node_of || !ci->node_start || !ci->by_node || !ci->local_index || !leaders ||
-	    !count)
-		goto out;
 	rc = PMPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, ci->priv);
 	if (rc != MPI_SUCCESS)
 		goto failed;
@@ -419,37 +444,72 @@ static bool contiguous(MPI_Datatype type)
 	return lb == 0 && tlb == 0 && (MPI_Aint)size == extent && textent == extent;
 }
 
+/*
+ * The requests one exchange has posted. A finished request's slot goes on a
+ * free list and is reused, so a post costs O(1) and the arrays (what
+ * Waitsome scans) are only as long as the most requests outstanding at once:
+ * the current phases', not the whole call's.
+ */
 struct events {
 	MPI_Request *req;
 	int *kind, *peer;
-	int n, cap;
+	int *free_slot;		/* slots below n whose request has finished */
+	int *done;		/* Waitsome's indices, and then the peers */
+	MPI_Status *status;	/* Waitsome's statuses (their MPI_TAG then holds the kind) */
+	int n, cap, nfree;	/* slots handed out so far, allocated, free */
+	int active;		/* requests posted and not yet finished */
 };
 /* A send; a local receive; a credit or data receive between nodes. */
 enum { EV_SEND, EV_RECV, EV_CREDIT, EV_DATA };
 
-/* A free slot for one more request (grown as needed), or -1: out of memory. */
+/* Grow every per-slot array to cap (a failed step keeps the old ones). */
+static bool ev_grow(struct events *e, int cap)
+{
+	size_t n = (size_t)cap;
+	void *p;
+
+#define EV_GROW(field)                                                  \
+	do {                                                            \
+		if (!(p = realloc(e->field, sizeof(*e->field) * n)))    \
+			return false;                                   \
+		e->field = p;                                           \
+	} while (0)
+	EV_GROW(req);
+	EV_GROW(kind);
+	EV_GROW(peer);
+	EV_GROW(free_slot);
+	EV_GROW(done);
+	EV_GROW(status);
+#undef EV_GROW
+	e->cap = cap;
+	return true;
+}
+
+/* A free slot for one more request, or -1: out of memory. */
 static int ev_slot(struct events *e)
 {
-	int i;
-
-	for (i = 0; i < e->n; i++)
-		if (e->req[i] == MPI_REQUEST_NULL)
-			return i;
-	if (e->n == e->cap) {
-		int cap = e->cap ? 2 * e->cap : 64;
-		MPI_Request *req = realloc(e->req, sizeof(*req) * (size_t)cap);
-		int *kind = req ? realloc(e->kind, sizeof(int) * (size_t)cap) : NULL;
-		int *peer = kind ? (e->kind = kind, realloc(e->peer, sizeof(int) * (size_t)cap)) : NULL;
-
-		if (req)
-			e->req = req;
-		if (!peer)
-			return -1;
-		e->peer = peer;
-		e->cap = cap;
-	}
+	if (e->nfree)
+		return e->free_slot[--e->nfree];
+	if (e->n == e->cap && !ev_grow(e, e->cap ? 2 * e->cap : 64))
+		return -1;
 	e->req[e->n] = MPI_REQUEST_NULL;
 	return e->n++;
+}
+
+static void ev_release(struct events *e, int slot)
+{
+	e->req[slot] = MPI_REQUEST_NULL;
+	e->free_slot[e->nfree++] = slot;
+}
+
+static void ev_free(struct events *e)
+{
+	free(e->req);
+	free(e->kind);
+	free(e->peer);
+	free(e->free_slot);
+	free(e->done);
+	free(e->status);
 }
 
 /*
@@ -471,11 +531,12 @@ static int ev_post(struct events *e, int kind, int peer, const void *buf, int n,
 	else
 		rc = PMPI_Irecv((void *)buf, n, MPI_BYTE, peer, tag, comm, &e->req[i]);
 	if (rc != MPI_SUCCESS) {
-		e->req[i] = MPI_REQUEST_NULL;
+		ev_release(e, i);
 		return rc;
 	}
 	e->kind[i] = kind;
 	e->peer[i] = peer;
+	e->active++;
 	return MPI_SUCCESS;
 }
 
@@ -527,27 +588,77 @@ static int waitsome_error(int rc, int ndone, const MPI_Status *status)
 }
 
 /*
+ * The sending side's phases. In phase p this rank sends to the ranks of node
+ * mynode+p, and they grant it credits in their own phase p (they receive
+ * from node i-p), so both sides walk the phases in the same order. Credit
+ * receives are posted for the lowest phase not yet sent and the next one
+ * only; a credit granted further ahead waits in the MPI as an unexpected
+ * four-byte message until this rank gets there. That cannot deadlock: by
+ * induction on p, once every phase below p is sent, every sender of phase p
+ * listens for its credits, so its receivers' grants are answered, their
+ * windows drain, and they reach every phase-p sender in turn.
+ */
+struct send_phases {
+	int *unsent;	/* phase -> ranks of its node with bytes still to send */
+	int current;	/* the lowest phase with unsent bytes; nnodes when all sent */
+	int posted;	/* the highest phase whose credit receives are posted */
+};
+
+static int phase_of(const struct comm_info *ci, int rank)
+{
+	return (ci->node_of[rank] - ci->mynode + ci->nnodes) % ci->nnodes;
+}
+
+/* Post the credit receives of the phases now due (see struct send_phases). */
+static int send_phases_advance(struct send_phases *sp, struct events *ev,
+			       const struct comm_info *ci, const MPI_Aint *slen, int *credit_in)
+{
+	int rc, i;
+
+	while (sp->current < ci->nnodes && sp->unsent[sp->current] == 0)
+		sp->current++;
+	while (sp->posted < sp->current + 1 && sp->posted + 1 < ci->nnodes) {
+		int node = (ci->mynode + ++sp->posted) % ci->nnodes;
+
+		for (i = ci->node_start[node]; i < ci->node_start[node + 1]; i++) {
+			int r = ci->by_node[i];
+
+			if (!slen[r])
+				continue;
+			rc = ev_post(ev, EV_CREDIT, r, &credit_in[r], sizeof(int), TAG_CREDIT,
+				     ci->priv);
+			if (rc != MPI_SUCCESS)
+				return rc;
+		}
+	}
+	return MPI_SUCCESS;
+}
+
+/*
  * Move slen[r] bytes from sbuf+soff[r] to every rank r, and receive rlen[r]
  * bytes from r at rbuf+roff[r], paced as the header says. No block is over
  * block_limit (an int): the callers hand such calls over.
+ *
+ * Cost per call, for P ranks on nodes of L: O(P) memory and set-up; at most
+ * 2(L-1) local requests, the credit receives of two phases (2L), and the
+ * window's data receives outstanding at once, so each Waitsome scans O(L)
+ * requests, not O(P).
  */
 static int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 			  const MPI_Aint *slen, char *rbuf, const MPI_Aint *roff,
 			  const MPI_Aint *rlen)
 {
 	struct events ev = { 0 };
+	struct send_phases sp = { .current = 1, .posted = 0 };
 	MPI_Aint *sent = calloc((size_t)ci->size, sizeof(MPI_Aint));
 	int *credit_in = calloc((size_t)ci->size, sizeof(int));
 	int *order = malloc(sizeof(int) * (size_t)ci->size);
-	int *done = malloc(sizeof(int) * 64), ndone_cap = 64;
-	/* Statuses, not MPI_STATUSES_IGNORE: GCC 12 takes MPICH's (MPI_Status *)1
-	 * for an array of size 0 (-Wstringop-overflow). */
-	MPI_Status *status = malloc(sizeof(MPI_Status) * 64);
 	int me = ci->rank, mynode = ci->mynode, nlocal, my_credits, norder = 0;
-	int oi = 0, outstanding = 0, rc = MPI_ERR_NO_MEM, i, p, active;
+	int oi = 0, outstanding = 0, rc = MPI_ERR_NO_MEM, i, p;
 	MPI_Aint chunk, off = 0;
 
-	if (!sent || !credit_in || !order || !done || !status)
+	sp.unsent = calloc((size_t)ci->nnodes, sizeof(int));
+	if (!sent || !credit_in || !order || !sp.unsent)
 		goto out;
 	nlocal = ci->node_start[mynode + 1] - ci->node_start[mynode];
 	/*
@@ -577,14 +688,12 @@ static int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint
 					     TAG_LOCAL, ci->priv)) != MPI_SUCCESS)
 			goto out;
 	}
-	/* As a sender: wait for each remote receiver's credits. */
-	for (i = 0; i < ci->size; i++) {
-		if (ci->node_of[i] == mynode || !slen[i])
-			continue;
-		rc = ev_post(&ev, EV_CREDIT, i, &credit_in[i], sizeof(int), TAG_CREDIT, ci->priv);
-		if (rc != MPI_SUCCESS)
-			goto out;
-	}
+	/* As a sender: the phases, and the first two phases' credit receives. */
+	for (i = 0; i < ci->size; i++)
+		if (ci->node_of[i] != mynode && slen[i])
+			sp.unsent[phase_of(ci, i)]++;
+	if ((rc = send_phases_advance(&sp, &ev, ci, slen, credit_in)) != MPI_SUCCESS)
+		goto out;
 	/* As a receiver: the senders in phase order, node mynode-p in phase p;
 	 * on each sender node start at our own local index, spreading the load. */
 	for (p = 1; p < ci->nnodes; p++) {
@@ -600,6 +709,8 @@ static int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint
 	}
 
 	for (;;) {
+		int ndone = 0, j;
+
 		/* Grant while the window has room. */
 		while (outstanding < my_credits && oi < norder) {
 			int s = order[oi];
@@ -620,56 +731,46 @@ static int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint
 			if (off == rlen[s])
 				oi++, off = 0;
 		}
-		active = 0;
-		for (i = 0; i < ev.n; i++)
-			active += ev.req[i] != MPI_REQUEST_NULL;
-		if (!active)
+		if (!ev.active)
 			break;
-		if (ev.n > ndone_cap) {
-			int *d = realloc(done, sizeof(int) * (size_t)ev.n);
-			MPI_Status *st = d ? (done = d, realloc(status, sizeof(*st) * (size_t)ev.n)) : NULL;
-
-			rc = MPI_ERR_NO_MEM;
-			if (!st)
-				goto out;
-			status = st, ndone_cap = ev.n;
+		rc = PMPI_Waitsome(ev.n, ev.req, &ndone, ev.done, ev.status);
+		if (rc != MPI_SUCCESS) {
+			rc = waitsome_error(rc, ndone, ev.status);
+			goto out;
 		}
-		{
-			int ndone = 0, j;
+		/* Read every finished slot and free it before any is reused below. */
+		for (j = 0; j < ndone; j++) {
+			int slot = ev.done[j];
 
-			rc = PMPI_Waitsome(ev.n, ev.req, &ndone, done, status);
-			if (rc != MPI_SUCCESS) {
-				rc = waitsome_error(rc, ndone, status);
+			ev.status[j].MPI_TAG = ev.kind[slot], ev.done[j] = ev.peer[slot];
+			ev_release(&ev, slot);
+		}
+		ev.active -= ndone;
+		for (j = 0; j < ndone; j++) {
+			int kind = ev.status[j].MPI_TAG, d = ev.done[j];
+			MPI_Aint len;
+
+			if (kind == EV_DATA)
+				outstanding--;
+			if (kind != EV_CREDIT)
+				continue;
+			/* The receiver says how much: its chunk, not ours (at most
+			 * its window, 64 MiB: an int). */
+			len = credit_in[d];
+			if (len > slen[d] - sent[d])
+				len = slen[d] - sent[d];
+			rc = ev_post(&ev, EV_SEND, d, sbuf + soff[d] + sent[d], (int)len, TAG_DATA,
+				     ci->priv);
+			if (rc != MPI_SUCCESS)
 				goto out;
-			}
-			/* Read every completed slot before any is reused below. */
-			for (j = 0; j < ndone; j++)
-				status[j].MPI_TAG = ev.kind[done[j]], done[j] = ev.peer[done[j]];
-			for (j = 0; j < ndone; j++) {
-				int kind = status[j].MPI_TAG, d = done[j];
-
-				if (kind == EV_DATA) {
-					outstanding--;
-				} else if (kind == EV_CREDIT) {
-					/* The receiver says how much: its chunk, not ours
-					 * (at most its window, 64 MiB: an int). */
-					MPI_Aint len = credit_in[d];
-
-					if (len > slen[d] - sent[d])
-						len = slen[d] - sent[d];
-					rc = ev_post(&ev, EV_SEND, d, sbuf + soff[d] + sent[d], (int)len,
-						     TAG_DATA, ci->priv);
-					if (rc != MPI_SUCCESS)
-						goto out;
-					sent[d] += len;
-					if (sent[d] < slen[d]) {
-						rc = ev_post(&ev, EV_CREDIT, d, &credit_in[d], sizeof(int),
-							     TAG_CREDIT, ci->priv);
-						if (rc != MPI_SUCCESS)
-							goto out;
-					}
-				}
-			}
+			sent[d] += len;
+			if (sent[d] < slen[d])
+				rc = ev_post(&ev, EV_CREDIT, d, &credit_in[d], sizeof(int), TAG_CREDIT,
+					     ci->priv);
+			else if (--sp.unsent[phase_of(ci, d)] == 0)
+				rc = send_phases_advance(&sp, &ev, ci, slen, credit_in);
+			if (rc != MPI_SUCCESS)
+				goto out;
 		}
 	}
 	rc = MPI_SUCCESS;
@@ -679,11 +780,8 @@ out:
 	free(sent);
 	free(credit_in);
 	free(order);
-	free(done);
-	free(status);
-	free(ev.req);
-	free(ev.kind);
-	free(ev.peer);
+	free(sp.unsent);
+	ev_free(&ev);
 	return rc;
 }
 
@@ -834,7 +932,7 @@ static int comm_route(MPI_Comm comm, const void *sendbuf, enum route *route,
 	if ((rc = comm_info(comm, ci)) != MPI_SUCCESS)
 		return rc;
 	if (!*ci)
-		*route = OFF;
+		*route = NO_MEMORY;
 	else if ((*ci)->nnodes < 2)
 		*route = ONE_NODE;
 	return MPI_SUCCESS;
