@@ -60,7 +60,7 @@ vpath %.c $(SRC) $(A2A_SRC)
 # ibnet_a2a_settings lives in alltoall/: the job's libraries read its table too.
 CORE = ibnet_util ibnet_hostlist ibnet_rule ibnet_config ibnet_request ibnet_probe \
 	ibnet_planner ibnet_env ibnet_env_mpi ibnet_env_preload ibnet_env_alltoall \
-	ibnet_gaussian ibnet_step ibnet_a2a_settings
+	ibnet_gaussian ibnet_step ibnet_a2a_settings ibnet_tally
 # What only ibnet-hosts needs: the site's plugstack.conf line.
 TOOL_ONLY = ibnet_site
 

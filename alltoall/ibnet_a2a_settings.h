@@ -87,6 +87,14 @@ struct ibnet_a2a_settings {
 #define IBNET_A2A_ENV_PACED "SLURM_IBNET_ALLTOALL_PACED"
 /* On (ibnet_flag_on): each process says at exit how many calls were paced or handed over. */
 #define IBNET_A2A_ENV_REPORT "SLURM_IBNET_ALLTOALL_REPORT"
+/*
+ * A directory the plugin makes for a paced step (spank-ibnet/ibnet_tally.h).
+ * With the report off, each process of the paced library leaves one file
+ * there at exit, one line per call kind and route it served:
+ *   KIND<TAB>ROUTE<TAB>COUNT     e.g. "MPI_Alltoall\tbelow the threshold\t12"
+ * and the plugin sums the files into the node's log line at the step's end.
+ */
+#define IBNET_A2A_ENV_TALLY "SLURM_IBNET_ALLTOALL_TALLY"
 
 /* The settings, each one row of ibnet_a2a_keys. */
 enum ibnet_a2a_key {

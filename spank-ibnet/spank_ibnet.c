@@ -38,6 +38,7 @@
 #include "ibnet_config.h"
 #include "ibnet_request.h"
 #include "ibnet_step.h"
+#include "ibnet_tally.h"
 
 #ifndef IBNET_VERSION
 #define IBNET_VERSION "unknown"
@@ -67,6 +68,8 @@ static struct ibnet_options opts;
 static struct ibnet_step step;
 static bool step_planned;
 static struct ibnet_err step_err;
+/* A paced step's tally directory (IBNET_A2A_ENV_TALLY), made in user_init. */
+static char tally_dir[64];
 
 static int _opt_transport(int val, const char *optarg, int remote);
 static int _opt_ordered(int val, const char *optarg, int remote);
@@ -323,12 +326,59 @@ refused:
 		   (strncmp(step_err.msg, IBNET_PREFIX, strlen(IBNET_PREFIX)) ? 0 : strlen(IBNET_PREFIX)));
 }
 
+/*
+ * A paced step gets a directory for its processes' all-to-all counts, so
+ * the node's log says what the step got even when the user asked for no
+ * report. Made here, as the user (user_init runs with the user's ids), so
+ * the user's processes can write there and nothing else can; read and
+ * removed at the step's end (log_tally). A job that set the variable itself
+ * keeps its value, and its files are its own.
+ */
+static void make_tally_dir(spank_t sp)
+{
+	char **env = NULL;
+
+	if (!step_planned || step.job.alltoall != IBNET_ALLTOALL_PACED)
+		return;
+	if (spank_get_item(sp, S_JOB_ENV, &env) == ESPANK_SUCCESS &&
+	    job_getenv(env, IBNET_A2A_ENV_TALLY))
+		return;
+	snprintf(tally_dir, sizeof(tally_dir), "/tmp/spank-ibnet-tally.XXXXXX");
+	if (!mkdtemp(tally_dir) || spank_setenv(sp, IBNET_A2A_ENV_TALLY, tally_dir, 0) !=
+	    ESPANK_SUCCESS) {
+		slurm_verbose(IBNET_PREFIX "no all-to-all tally for this step: %s: %m", tally_dir);
+		if (tally_dir[sizeof("/tmp/spank-ibnet-tally.") - 1] != 'X')
+			rmdir(tally_dir);
+		tally_dir[0] = '\0';
+	}
+}
+
+/* The step's all-to-all counts, summed over its processes on this node. */
+static void log_tally(spank_t sp)
+{
+	struct ibnet_tally tally = { 0 };
+	char name[128], line[1024];
+
+	if (!tally_dir[0])
+		return;
+	if (ibnet_tally_collect(&tally, tally_dir, 1) == 0 && tally.files) {
+		step_name(sp, name, sizeof(name));
+		ibnet_tally_describe(&tally, line, sizeof(line));
+		slurm_info(IBNET_PREFIX "%s: all-to-all calls of %u process%s: %s%s", name,
+			   tally.files, tally.files == 1 ? "" : "es", line,
+			   tally.skipped ? " (some files were not counts and were skipped)" : "");
+	}
+	tally_dir[0] = '\0';
+}
+
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
 	(void)ac;
 	(void)av;
-	if ((cfg_loaded || cfg_broken) && spank_remote(sp))
+	if ((cfg_loaded || cfg_broken) && spank_remote(sp)) {
 		plan_step(sp);
+		make_tally_dir(sp);
+	}
 	return 0;
 }
 
@@ -348,9 +398,10 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
-	(void)sp;
 	(void)ac;
 	(void)av;
+	if (spank_remote(sp))
+		log_tally(sp);
 	if (step_planned)
 		ibnet_step_free(&step);
 	step_planned = false;
