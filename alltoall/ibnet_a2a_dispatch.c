@@ -2,9 +2,10 @@
 /*
  * ibnet_a2a_dispatch.c - libibnet-alltoall.so, what --ordered-alltoall preloads.
  *
- * One preload serves every MPI: it defines MPI_Alltoall, MPI_Alltoallv and
- * their Fortran names, and socket() for the TCP floor (ibnet_tcp_floor.c),
- * nothing else. It does not link libmpi and does
+ * One preload serves every MPI: it defines MPI_Alltoall, MPI_Alltoallv,
+ * MPI_Ialltoall, MPI_Ialltoallv and their Fortran names (use mpi and mpif.h,
+ * and Open MPI's use mpi_f08), and socket() for the TCP floor
+ * (ibnet_tcp_floor.c), nothing else. It does not link libmpi and does
  * nothing when loaded, so bash, srun or python without MPI run exactly as
  * without it. On the first call (by then an MPI is in the process) it asks
  * the MPI which it is (MPI_Get_library_version) and loads the paced
@@ -39,16 +40,35 @@ typedef void *handle_t;	/* an MPI handle of either ABI, as a register-sized word
 typedef int (*c_alltoall_fn)(const void *, int, handle_t, void *, int, handle_t, handle_t);
 typedef int (*c_alltoallv_fn)(const void *, const int *, const int *, handle_t, void *,
 			      const int *, const int *, handle_t, handle_t);
-typedef void (*f_alltoall_fn)(void *, void *, void *, void *, void *, void *, void *, void *);
-typedef void (*f_alltoallv_fn)(void *, void *, void *, void *, void *, void *, void *, void *,
-			       void *, void *);
+/* The request is an MPI_Request *: a pointer in either ABI. */
+typedef int (*c_ialltoall_fn)(const void *, int, handle_t, void *, int, handle_t, handle_t,
+			      void *);
+typedef int (*c_ialltoallv_fn)(const void *, const int *, const int *, handle_t, void *,
+			       const int *, const int *, handle_t, handle_t, void *);
+/* Fortran passes everything by address: 8 to 11 pointers. */
+typedef void (*f8_fn)(void *, void *, void *, void *, void *, void *, void *, void *);
+typedef void (*f9_fn)(void *, void *, void *, void *, void *, void *, void *, void *, void *);
+typedef void (*f10_fn)(void *, void *, void *, void *, void *, void *, void *, void *, void *,
+		       void *);
+typedef void (*f11_fn)(void *, void *, void *, void *, void *, void *, void *, void *, void *,
+		       void *, void *);
 typedef int (*version_fn)(char *, int *);
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static c_alltoall_fn c_alltoall;
 static c_alltoallv_fn c_alltoallv;
-static f_alltoall_fn f_alltoall;
-static f_alltoallv_fn f_alltoallv;
+static c_ialltoall_fn c_ialltoall;
+static c_ialltoallv_fn c_ialltoallv;
+/* use mpi and mpif.h */
+static f8_fn f_alltoall;
+static f10_fn f_alltoallv;
+static f9_fn f_ialltoall;
+static f11_fn f_ialltoallv;
+/* use mpi_f08: Open MPI's build only (MPICH's f08 routines call MPI_Alltoall) */
+static f8_fn f08_alltoall;
+static f10_fn f08_alltoallv;
+static f9_fn f08_ialltoall;
+static f11_fn f08_ialltoallv;
 
 static void say(const char *what, const char *detail)
 {
@@ -75,6 +95,15 @@ static const char *abi_build(void)
 	return NULL;
 }
 
+/* The MPI's own C routines, where no build serves (the Fortran names find theirs per call). */
+static void mpis_own_c(void)
+{
+	c_alltoall = (c_alltoall_fn)dlsym(RTLD_DEFAULT, "PMPI_Alltoall");
+	c_alltoallv = (c_alltoallv_fn)dlsym(RTLD_DEFAULT, "PMPI_Alltoallv");
+	c_ialltoall = (c_ialltoall_fn)dlsym(RTLD_DEFAULT, "PMPI_Ialltoall");
+	c_ialltoallv = (c_ialltoallv_fn)dlsym(RTLD_DEFAULT, "PMPI_Ialltoallv");
+}
+
 static void resolve(void)
 {
 	Dl_info self;
@@ -88,8 +117,7 @@ static void resolve(void)
 	 * not paced): the MPI's own, and nothing said.
 	 */
 	if (word && (ibnet_a2a_scheme_parse(word, &scheme) < 0 || scheme != IBNET_ALLTOALL_PACED)) {
-		c_alltoall = (c_alltoall_fn)dlsym(RTLD_DEFAULT, "PMPI_Alltoall");
-		c_alltoallv = (c_alltoallv_fn)dlsym(RTLD_DEFAULT, "PMPI_Alltoallv");
+		mpis_own_c();
 		return;
 	}
 	build = abi_build();
@@ -102,21 +130,31 @@ static void resolve(void)
 		if (lib) {
 			c_alltoall = (c_alltoall_fn)dlsym(lib, "ibnet_a2a_alltoall");
 			c_alltoallv = (c_alltoallv_fn)dlsym(lib, "ibnet_a2a_alltoallv");
-			f_alltoall = (f_alltoall_fn)dlsym(lib, "ibnet_a2a_f_alltoall");
-			f_alltoallv = (f_alltoallv_fn)dlsym(lib, "ibnet_a2a_f_alltoallv");
+			c_ialltoall = (c_ialltoall_fn)dlsym(lib, "ibnet_a2a_ialltoall");
+			c_ialltoallv = (c_ialltoallv_fn)dlsym(lib, "ibnet_a2a_ialltoallv");
+			f_alltoall = (f8_fn)dlsym(lib, "ibnet_a2a_f_alltoall");
+			f_alltoallv = (f10_fn)dlsym(lib, "ibnet_a2a_f_alltoallv");
+			f_ialltoall = (f9_fn)dlsym(lib, "ibnet_a2a_f_ialltoall");
+			f_ialltoallv = (f11_fn)dlsym(lib, "ibnet_a2a_f_ialltoallv");
+			/* Absent from a build whose MPI needs none (MPICH's). */
+			f08_alltoall = (f8_fn)dlsym(lib, "ibnet_a2a_f08_alltoall");
+			f08_alltoallv = (f10_fn)dlsym(lib, "ibnet_a2a_f08_alltoallv");
+			f08_ialltoall = (f9_fn)dlsym(lib, "ibnet_a2a_f08_ialltoall");
+			f08_ialltoallv = (f11_fn)dlsym(lib, "ibnet_a2a_f08_ialltoallv");
 		}
-		if (!lib || !c_alltoall || !c_alltoallv || !f_alltoall || !f_alltoallv) {
+		if (!lib || !c_alltoall || !c_alltoallv || !c_ialltoall || !c_ialltoallv ||
+		    !f_alltoall || !f_alltoallv || !f_ialltoall || !f_ialltoallv) {
 			say("cannot load ", path);
-			c_alltoall = NULL, c_alltoallv = NULL, f_alltoall = NULL, f_alltoallv = NULL;
+			c_alltoall = NULL, c_alltoallv = NULL, c_ialltoall = NULL, c_ialltoallv = NULL;
+			f_alltoall = NULL, f_alltoallv = NULL, f_ialltoall = NULL, f_ialltoallv = NULL;
+			f08_alltoall = NULL, f08_alltoallv = NULL;
+			f08_ialltoall = NULL, f08_ialltoallv = NULL;
 		}
 	} else if (!build) {
 		say("this MPI library is not one the paced all-to-all is built for", NULL);
 	}
-	/* The MPI's own routines, where no build serves. */
 	if (!c_alltoall)
-		c_alltoall = (c_alltoall_fn)dlsym(RTLD_DEFAULT, "PMPI_Alltoall");
-	if (!c_alltoallv)
-		c_alltoallv = (c_alltoallv_fn)dlsym(RTLD_DEFAULT, "PMPI_Alltoallv");
+		mpis_own_c();
 }
 
 EXPORT int MPI_Alltoall(const void *sb, int sc, handle_t st, void *rb, int rc, handle_t rt,
@@ -133,32 +171,48 @@ EXPORT int MPI_Alltoallv(const void *sb, const int *sc, const int *sd, handle_t 
 	return c_alltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm);
 }
 
+EXPORT int MPI_Ialltoall(const void *sb, int sc, handle_t st, void *rb, int rc, handle_t rt,
+			 handle_t comm, void *request)
+{
+	pthread_once(&once, resolve);
+	return c_ialltoall(sb, sc, st, rb, rc, rt, comm, request);
+}
+
+EXPORT int MPI_Ialltoallv(const void *sb, const int *sc, const int *sd, handle_t st, void *rb,
+			  const int *rc, const int *rd, handle_t rt, handle_t comm, void *request)
+{
+	pthread_once(&once, resolve);
+	return c_ialltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm, request);
+}
+
 /*
- * The Fortran names (gfortran and most compilers use the first; the others
- * are the manglings MPI libraries also export). Without a build, each name
- * goes to the MPI library's own routine of that name.
+ * The Fortran names: to the build's routine (to), or without one to the MPI
+ * library's own routine of the same name. The F77 names come in the manglings
+ * MPI libraries export (gfortran and most compilers use the first);
+ * mpi_alltoall_f08_ is Open MPI's mpi_f08 name, one mangling, as its library
+ * has. The ierror of mpi_f08 is OPTIONAL (NULL when left out): passed through.
  */
-#define FORTRAN_ALLTOALL(name)                                                          \
-	EXPORT void name(void *a, void *b, void *c, void *d, void *e, void *f, void *g,   \
-			 void *h)                                                         \
-	{                                                                                 \
-		pthread_once(&once, resolve);                                             \
-		if (f_alltoall)                                                           \
-			f_alltoall(a, b, c, d, e, f, g, h);                               \
-		else                                                                      \
-			((f_alltoall_fn)dlsym(RTLD_NEXT, #name))(a, b, c, d, e, f, g, h); \
+#define P8 void *a, void *b, void *c, void *d, void *e, void *f, void *g, void *h
+#define A8 a, b, c, d, e, f, g, h
+#define P9 P8, void *i
+#define A9 A8, i
+#define P10 P9, void *j
+#define A10 A9, j
+#define P11 P10, void *k
+#define A11 A10, k
+#define FORTRAN_NAME(name, to, type, params, args)                    \
+	EXPORT void name(params)                                       \
+	{                                                              \
+		pthread_once(&once, resolve);                          \
+		if (to)                                                \
+			to(args);                                      \
+		else                                                   \
+			((type)dlsym(RTLD_NEXT, #name))(args);         \
 	}
-#define FORTRAN_ALLTOALLV(name)                                                         \
-	EXPORT void name(void *a, void *b, void *c, void *d, void *e, void *f, void *g,   \
-			 void *h, void *i, void *j)                                       \
-	{                                                                                 \
-		pthread_once(&once, resolve);                                             \
-		if (f_alltoallv)                                                          \
-			f_alltoallv(a, b, c, d, e, f, g, h, i, j);                        \
-		else                                                                      \
-			((f_alltoallv_fn)dlsym(RTLD_NEXT, #name))(a, b, c, d, e, f, g, h, \
-								 i, j);                  \
-	}
+#define FORTRAN_ALLTOALL(name) FORTRAN_NAME(name, f_alltoall, f8_fn, P8, A8)
+#define FORTRAN_ALLTOALLV(name) FORTRAN_NAME(name, f_alltoallv, f10_fn, P10, A10)
+#define FORTRAN_IALLTOALL(name) FORTRAN_NAME(name, f_ialltoall, f9_fn, P9, A9)
+#define FORTRAN_IALLTOALLV(name) FORTRAN_NAME(name, f_ialltoallv, f11_fn, P11, A11)
 
 FORTRAN_ALLTOALL(mpi_alltoall_)
 FORTRAN_ALLTOALL(mpi_alltoall__)
@@ -168,3 +222,15 @@ FORTRAN_ALLTOALLV(mpi_alltoallv_)
 FORTRAN_ALLTOALLV(mpi_alltoallv__)
 FORTRAN_ALLTOALLV(mpi_alltoallv)
 FORTRAN_ALLTOALLV(MPI_ALLTOALLV)
+FORTRAN_IALLTOALL(mpi_ialltoall_)
+FORTRAN_IALLTOALL(mpi_ialltoall__)
+FORTRAN_IALLTOALL(mpi_ialltoall)
+FORTRAN_IALLTOALL(MPI_IALLTOALL)
+FORTRAN_IALLTOALLV(mpi_ialltoallv_)
+FORTRAN_IALLTOALLV(mpi_ialltoallv__)
+FORTRAN_IALLTOALLV(mpi_ialltoallv)
+FORTRAN_IALLTOALLV(MPI_IALLTOALLV)
+FORTRAN_NAME(mpi_alltoall_f08_, f08_alltoall, f8_fn, P8, A8)
+FORTRAN_NAME(mpi_alltoallv_f08_, f08_alltoallv, f10_fn, P10, A10)
+FORTRAN_NAME(mpi_ialltoall_f08_, f08_ialltoall, f9_fn, P9, A9)
+FORTRAN_NAME(mpi_ialltoallv_f08_, f08_ialltoallv, f11_fn, P11, A11)

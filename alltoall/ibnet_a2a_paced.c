@@ -61,13 +61,26 @@ enum route {
 	ONE_NODE,	/* every rank on one node: shared memory, no port to pace */
 	BIG_BLOCK,	/* a block over block_limit: our calls count bytes in an int */
 	NO_MEMORY,	/* a rank could not allocate the communicator's layout */
+	/*
+	 * MPI_Ialltoall(v): pacing needs the exchange to advance while the
+	 * application computes, which a preload cannot do safely in either MPI
+	 * (docs/admin-guide.md, "Which calls are paced").
+	 */
+	NONBLOCKING,
 	ROUTES
 };
 static const char *const route_name[ROUTES] = {
 	"paced", "switched off", "MPI_THREAD_MULTIPLE", "inter-communicator", "one rank",
-	"MPI_IN_PLACE", "below the threshold", "all ranks on one node", "a block of 2 GiB or more", "out of memory",
+	"MPI_IN_PLACE", "below the threshold", "all ranks on one node", "a block of 2 GiB or more",
+	"out of memory", "non-blocking (the MPI's own)",
 };
-static unsigned long served[2][ROUTES];	/* [0] alltoall, [1] alltoallv */
+
+/* The calls we take, one line each in the report. */
+enum kind { ALLTOALL, ALLTOALLV, IALLTOALL, IALLTOALLV, KINDS };
+static const char *const kind_name[KINDS] = {
+	"MPI_Alltoall", "MPI_Alltoallv", "MPI_Ialltoall", "MPI_Ialltoallv",
+};
+static unsigned long served[KINDS][ROUTES];
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static bool enabled;
@@ -157,7 +170,7 @@ static void print_report(void)
 	char line[512];
 	int k, r, n;
 
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < KINDS; k++) {
 		unsigned long total = 0;
 
 		for (r = 0; r < ROUTES; r++)
@@ -165,7 +178,7 @@ static void print_report(void)
 		if (!total)
 			continue;
 		n = snprintf(line, sizeof(line), "rank %d: %s: %lu call%s: ", world_rank,
-			     k ? "MPI_Alltoallv" : "MPI_Alltoall", total, total == 1 ? "" : "s");
+			     kind_name[k], total, total == 1 ? "" : "s");
 		for (r = 0; r < ROUTES && n < (int)sizeof(line); r++)
 			if (served[k][r] || r == PACED)
 				n += snprintf(line + n, sizeof(line) - (size_t)n, "%s%lu %s",
@@ -953,7 +966,7 @@ EXPORT int ibnet_a2a_alltoall(const void *sendbuf, int sendcount, MPI_Datatype s
 		route = size_route(ci, (unsigned long)(sendcount < 0 ? 0 : sendcount) *
 				   (unsigned long)tsize);
 	}
-	served[0][route]++;
+	served[ALLTOALL][route]++;
 	if (route != PACED)
 		return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	rc = run_paced(ci, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL,
@@ -983,7 +996,7 @@ EXPORT int ibnet_a2a_alltoallv(const void *sendbuf, const int *sendcounts, const
 			return report_failure(comm, rc);
 		route = size_route(ci, most);
 	}
-	served[1][route]++;
+	served[ALLTOALLV][route]++;
 	if (route != PACED)
 		return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
 				      rdispls, recvtype, comm);
@@ -993,18 +1006,71 @@ EXPORT int ibnet_a2a_alltoallv(const void *sendbuf, const int *sendcounts, const
 }
 
 /*
+ * MPI_Ialltoall and MPI_Ialltoallv: always the MPI's own (enum route,
+ * NONBLOCKING), counted. A call does not run init_once by way of comm_route,
+ * so it runs it here: a program with only non-blocking calls still gets its
+ * report and its settings.
+ */
+static enum route nonblocking_route(void)
+{
+	pthread_once(&once, init_once);
+	return enabled ? NONBLOCKING : OFF;
+}
+
+EXPORT int ibnet_a2a_ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+			       MPI_Request *request)
+{
+	served[IALLTOALL][nonblocking_route()]++;
+	return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+			      request);
+}
+
+EXPORT int ibnet_a2a_ialltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls,
+				MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+				const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm,
+				MPI_Request *request)
+{
+	served[IALLTOALLV][nonblocking_route()]++;
+	return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+			       rdispls, recvtype, comm, request);
+}
+
+/*
  * Fortran. Open MPI's mpi_alltoall_ calls PMPI_Alltoall itself, so the
- * dispatcher takes the Fortran names too. MPICH's calls MPI_Alltoall, which
- * is already ours: there, and for Fortran's MPI_IN_PLACE and MPI_BOTTOM in
- * Open MPI, the library's own Fortran routine runs.
+ * dispatcher takes the Fortran names too; so does its mpi_f08
+ * mpi_alltoall_f08_ (through the same C routine as mpi_alltoall_,
+ * ompi_alltoall_f). MPICH's Fortran routines, mpi_f08's included, call
+ * MPI_Alltoall (and MPI_Ialltoall), which is already ours, and count there:
+ * for MPICH, and for Fortran's MPI_IN_PLACE and MPI_BOTTOM in Open MPI, the
+ * library's own Fortran routine runs.
+ *
+ * Every Fortran routine gets its handles as the address of an INTEGER: so
+ * does Open MPI's mpi_f08 (TYPE(MPI_Comm) is one INTEGER, MPI_VAL, passed by
+ * reference). Its ierror is OPTIONAL: NULL when the caller leaves it out.
  */
 typedef void (*f_alltoall_fn)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *,
 			      MPI_Fint *, MPI_Fint *);
 typedef void (*f_alltoallv_fn)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *,
 			       MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+typedef void (*f_ialltoall_fn)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *,
+			       MPI_Fint *, MPI_Fint *, MPI_Fint *);
+typedef void (*f_ialltoallv_fn)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *,
+				MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+
+/* The MPI's own Fortran routine of that name (its profiling name: pmpi_...). */
+static void *mpis_own(const char *name)
+{
+	return dlsym(RTLD_DEFAULT, name);
+}
 
 #ifdef OPEN_MPI
-/* Open MPI's Fortran sentinels, under each name mangling it may use. */
+/*
+ * Open MPI's Fortran sentinels, under each name mangling it may use. Its
+ * mpi_f08 MPI_IN_PLACE and MPI_BOTTOM are these same variables:
+ * "bind(C, name=...)" to the mangled mpi_fortran_in_place
+ * (ompi/mpi/fortran/base/gen-mpi-mangling.pl, mpif-f08-types.h).
+ */
 static bool fortran_sentinel(const void *buf)
 {
 	static const char *const names[] = {
@@ -1024,43 +1090,123 @@ static bool fortran_sentinel(const void *buf)
 }
 #endif
 
-EXPORT void ibnet_a2a_f_alltoall(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
-				 MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr)
+/* Both Fortran bindings of MPI_Alltoall; own names the MPI's routine of the binding. */
+static void f_alltoall(const char *own, void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb,
+		       MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr)
 {
 #ifdef OPEN_MPI
 	if (!fortran_sentinel(sb) && !fortran_sentinel(rb)) {
-		*ierr = ibnet_a2a_alltoall(sb, *sc, PMPI_Type_f2c(*st), rb, *rc, PMPI_Type_f2c(*rt),
-					   PMPI_Comm_f2c(*comm));
+		int err = ibnet_a2a_alltoall(sb, *sc, PMPI_Type_f2c(*st), rb, *rc,
+					     PMPI_Type_f2c(*rt), PMPI_Comm_f2c(*comm));
+
+		if (ierr)
+			*ierr = err;
 		return;
 	}
+	served[ALLTOALL][IN_PLACE]++;	/* Fortran's MPI_IN_PLACE (or MPI_BOTTOM) */
 #endif
-	{
-		f_alltoall_fn real = (f_alltoall_fn)dlsym(RTLD_DEFAULT, "pmpi_alltoall_");
+	((f_alltoall_fn)mpis_own(own))(sb, sc, st, rb, rc, rt, comm, ierr);
+}
 
+static void f_alltoallv(const char *own, void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st,
+			void *rb, MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *comm,
+			MPI_Fint *ierr)
+{
 #ifdef OPEN_MPI
-		served[0][IN_PLACE]++;	/* Fortran's MPI_IN_PLACE (or MPI_BOTTOM) */
-#endif
-		real(sb, sc, st, rb, rc, rt, comm, ierr);
+	if (!fortran_sentinel(sb) && !fortran_sentinel(rb)) {
+		int err = ibnet_a2a_alltoallv(sb, sc, sd, PMPI_Type_f2c(*st), rb, rc, rd,
+					      PMPI_Type_f2c(*rt), PMPI_Comm_f2c(*comm));
+
+		if (ierr)
+			*ierr = err;
+		return;
 	}
+	served[ALLTOALLV][IN_PLACE]++;
+#endif
+	((f_alltoallv_fn)mpis_own(own))(sb, sc, sd, st, rb, rc, rd, rt, comm, ierr);
+}
+
+/*
+ * Non-blocking from Fortran: the MPI's own routine. Open MPI's calls
+ * PMPI_Ialltoall, unseen by us, so the call is counted here; MPICH's calls
+ * MPI_Ialltoall, ours, which counts it.
+ */
+static void f_ialltoall(const char *own, void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb,
+			MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr)
+{
+#ifdef OPEN_MPI
+	served[IALLTOALL][nonblocking_route()]++;
+#endif
+	((f_ialltoall_fn)mpis_own(own))(sb, sc, st, rb, rc, rt, comm, req, ierr);
+}
+
+static void f_ialltoallv(const char *own, void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st,
+			 void *rb, MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *comm,
+			 MPI_Fint *req, MPI_Fint *ierr)
+{
+#ifdef OPEN_MPI
+	served[IALLTOALLV][nonblocking_route()]++;
+#endif
+	((f_ialltoallv_fn)mpis_own(own))(sb, sc, sd, st, rb, rc, rd, rt, comm, req, ierr);
+}
+
+/* use mpi and mpif.h: what the dispatcher's mpi_alltoall_ and its other manglings call. */
+EXPORT void ibnet_a2a_f_alltoall(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
+				 MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	f_alltoall("pmpi_alltoall_", sb, sc, st, rb, rc, rt, comm, ierr);
 }
 
 EXPORT void ibnet_a2a_f_alltoallv(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb,
 				  MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *comm,
 				  MPI_Fint *ierr)
 {
-#ifdef OPEN_MPI
-	if (!fortran_sentinel(sb) && !fortran_sentinel(rb)) {
-		*ierr = ibnet_a2a_alltoallv(sb, sc, sd, PMPI_Type_f2c(*st), rb, rc, rd,
-					    PMPI_Type_f2c(*rt), PMPI_Comm_f2c(*comm));
-		return;
-	}
-#endif
-	{
-		f_alltoallv_fn real = (f_alltoallv_fn)dlsym(RTLD_DEFAULT, "pmpi_alltoallv_");
+	f_alltoallv("pmpi_alltoallv_", sb, sc, sd, st, rb, rc, rd, rt, comm, ierr);
+}
+
+EXPORT void ibnet_a2a_f_ialltoall(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
+				  MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr)
+{
+	f_ialltoall("pmpi_ialltoall_", sb, sc, st, rb, rc, rt, comm, req, ierr);
+}
+
+EXPORT void ibnet_a2a_f_ialltoallv(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb,
+				   MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *comm,
+				   MPI_Fint *req, MPI_Fint *ierr)
+{
+	f_ialltoallv("pmpi_ialltoallv_", sb, sc, sd, st, rb, rc, rd, rt, comm, req, ierr);
+}
 
 #ifdef OPEN_MPI
-		served[1][IN_PLACE]++;
-#endif
-		real(sb, sc, sd, st, rb, rc, rd, rt, comm, ierr);
-	}
+/*
+ * use mpi_f08, Open MPI (4.1 and 5.0: mpi_alltoall_f08_ in
+ * libmpi_usempif08). MPICH's mpi_f08 routines have other names
+ * (mpi_alltoall_f08ts_) and reach our MPI_Alltoall by themselves: its build
+ * has none of these, and the dispatcher sends the f08 names to the MPI.
+ */
+EXPORT void ibnet_a2a_f08_alltoall(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
+				   MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	f_alltoall("pmpi_alltoall_f08_", sb, sc, st, rb, rc, rt, comm, ierr);
 }
+
+EXPORT void ibnet_a2a_f08_alltoallv(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb,
+				    MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *comm,
+				    MPI_Fint *ierr)
+{
+	f_alltoallv("pmpi_alltoallv_f08_", sb, sc, sd, st, rb, rc, rd, rt, comm, ierr);
+}
+
+EXPORT void ibnet_a2a_f08_ialltoall(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
+				    MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr)
+{
+	f_ialltoall("pmpi_ialltoall_f08_", sb, sc, st, rb, rc, rt, comm, req, ierr);
+}
+
+EXPORT void ibnet_a2a_f08_ialltoallv(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st,
+				     void *rb, MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt,
+				     MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr)
+{
+	f_ialltoallv("pmpi_ialltoallv_f08_", sb, sc, sd, st, rb, rc, rd, rt, comm, req, ierr);
+}
+#endif

@@ -54,7 +54,9 @@ $(B)/a2a-mpich-test/%.o: %.c
 programs: $(B)/tests/alltoall_probe.openmpi $(B)/tests/alltoall_probe.mpich \
 	$(B)/tests/linda_standin $(B)/tests/a2a_check.openmpi $(B)/tests/a2a_check.mpich \
 	$(B)/tests/a2a_fortran.openmpi $(B)/tests/a2a_fortran.mpich $(B)/tests/libhide-rto-min.so \
-	$(B)/tests/a2a_hazard.openmpi $(B)/tests/a2a_hazard.mpich $(A2A_TEST)
+	$(B)/tests/a2a_hazard.openmpi $(B)/tests/a2a_hazard.mpich \
+	$(B)/tests/a2a_f08.openmpi $(B)/tests/a2a_f08.mpich \
+	$(B)/tests/a2a_nonblocking.openmpi $(B)/tests/a2a_nonblocking.mpich $(A2A_TEST)
 $(B)/tests/alltoall_probe.%: tests/programs/alltoall_probe.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
@@ -64,11 +66,18 @@ $(B)/tests/a2a_check.%: tests/programs/a2a_check.c
 $(B)/tests/a2a_hazard.%: tests/programs/a2a_hazard.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
+$(B)/tests/a2a_nonblocking.%: tests/programs/a2a_nonblocking.c
+	mkdir -p $(B)/tests
+	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
 # MPICH's "use mpi" declares no interfaces: gfortran warns of the mixed
 # argument ranks MPI_IN_PLACE brings (-w); Open MPI's ignores them.
 $(B)/tests/a2a_fortran.%: tests/programs/a2a_fortran.f90
 	mkdir -p $(B)/tests
 	mpif90.$* -O2 -w -J $(B)/tests -o $@ $<
+# use mpi_f08 declares every interface: no warning to silence.
+$(B)/tests/a2a_f08.%: tests/programs/a2a_f08.f90
+	mkdir -p $(B)/tests
+	mpif90.$* -O2 -Wall -Werror -J $(B)/tests -o $@ $<
 # A kernel without TCP_RTO_MIN_US, for the floor's fallback tests.
 $(B)/tests/libhide-rto-min.so: tests/programs/hide_rto_min.c
 	mkdir -p $(B)/tests

@@ -217,17 +217,73 @@ paced_calls() {
 	assert_output --regexp 'rank 0: MPI_Alltoall: [0-9]+ calls: 0 paced, .*below the threshold'
 }
 
-@test "Fortran (use mpi): MPI_Alltoall, MPI_Alltoallv and MPI_IN_PLACE, Open MPI and MPICH" {
+# nonblocking_counted N: the report lines of N MPI_Ialltoall and N MPI_Ialltoallv
+# calls, each counted once (MPICH's Fortran routines call MPI_Ialltoall, ours).
+nonblocking_counted() {
+	local s=s
+	[ "$1" -eq 1 ] && s=
+	assert_line "spank-ibnet alltoall: rank 0: MPI_Ialltoall: $1 call$s: 0 paced, $1 non-blocking (the MPI's own)"
+	assert_line "spank-ibnet alltoall: rank 0: MPI_Ialltoallv: $1 call$s: 0 paced, $1 non-blocking (the MPI's own)"
+}
+
+@test "Fortran (use mpi): MPI_Alltoall, MPI_Alltoallv and MPI_IN_PLACE, the non-blocking ones counted, Open MPI and MPICH" {
 	run ompi 4 1 "$BUILD/tests/a2a_fortran.openmpi"
 	assert_success
 	assert_line 'FORTRAN ranks=4 bad=0'
 	# Open MPI's Fortran calls PMPI_Alltoall itself: paced only because we take its names.
 	assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoall: 2 calls: 1 paced, 1 MPI_IN_PLACE'
 	assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoallv: 1 call: 1 paced'
+	nonblocking_counted 1
 	run mpich 4 1 "$BUILD/tests/a2a_fortran.mpich"
 	assert_success
 	assert_line 'FORTRAN ranks=4 bad=0'
 	assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoall: 2 calls: 1 paced, 1 MPI_IN_PLACE'
+	assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoallv: 1 call: 1 paced'
+	nonblocking_counted 1
+}
+
+# Open MPI's mpi_f08 routines (mpi_alltoall_f08_) call PMPI_Alltoall through
+# its Fortran layer: paced only because we take their names, and its f08
+# MPI_IN_PLACE is the sentinel of use mpi. MPICH's (mpi_alltoall_f08ts_)
+# call MPI_Alltoall, ours. The program leaves the optional ierror out of
+# some calls: Open MPI's then passes NULL for it.
+@test "Fortran (use mpi_f08): MPI_Alltoall and MPI_Alltoallv paced, MPI_IN_PLACE and the non-blocking ones counted, Open MPI and MPICH" {
+	local mpi
+	for mpi in ompi mpich; do
+		run "$mpi" 4 1 "$BUILD/tests/a2a_f08.${mpi/ompi/openmpi}"
+		echo "$mpi"
+		assert_success
+		assert_line 'F08 ranks=4 bad=0'
+		assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoall: 2 calls: 1 paced, 1 MPI_IN_PLACE'
+		assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoallv: 1 call: 1 paced'
+		nonblocking_counted 1
+		# Preloaded for the floor alone: the names go to the MPI's own, silently.
+		EXTRA=SLURM_IBNET_ALLTOALL=pairwise run "$mpi" 4 1 "$BUILD/tests/a2a_f08.${mpi/ompi/openmpi}"
+		assert_success
+		assert_line 'F08 ranks=4 bad=0'
+		refute_output --partial 'spank-ibnet alltoall'
+	done
+}
+
+# Non-blocking calls go to the MPI's own (docs/admin-guide.md, "Which calls
+# are paced") and are counted. Four outstanding at once on three
+# communicators, some completed by MPI_Test polling, the rest by
+# MPI_Waitall, every byte compared with the MPI's own blocking result.
+@test "MPI_Ialltoall and MPI_Ialltoallv: the MPI's own, counted, byte-identical to PMPI_Alltoall/v, overlapping on several communicators, Open MPI and MPICH" {
+	local mpi np
+	for mpi in ompi mpich; do
+		for np in 4 5; do
+			run "$mpi" "$np" 1 "$BUILD/tests/a2a_nonblocking.${mpi/ompi/openmpi}" 3
+			echo "$mpi, $np ranks"
+			assert_success
+			assert_line --regexp "^NONBLOCKING ranks=$np failures=0 "
+			nonblocking_counted 6
+		done
+		EXTRA=SLURM_IBNET_ALLTOALL=pairwise run "$mpi" 4 1 "$BUILD/tests/a2a_nonblocking.${mpi/ompi/openmpi}" 2
+		assert_success
+		assert_line --regexp '^NONBLOCKING ranks=4 failures=0 '
+		refute_output --partial 'spank-ibnet alltoall'
+	done
 }
 
 @test "the user wins at run time: SLURM_IBNET_ALLTOALL_PACED=0, an MPI algorithm variable, a bad setting" {
@@ -258,9 +314,14 @@ paced_calls() {
 	run env LD_PRELOAD="$A2A" bash -c 'grep -c libmpi /proc/self/maps'
 	assert_output 0
 	# It defines the MPI all-to-all names and socket() (the TCP floor,
-	# tests/unit/tcp-floor.bats), nothing else, and needs no libmpi.
+	# tests/unit/tcp-floor.bats), nothing else, and needs no libmpi: C 4,
+	# Fortran 4 x 4 manglings, Open MPI's mpi_f08 4.
 	run nm -D --defined-only "$A2A"
-	[ "$(grep -c ' T ' <<<"$output")" -eq 11 ]
+	[ "$(grep -c ' T ' <<<"$output")" -eq 25 ]
+	local other
+	other=$(awk '$2 == "T" { print $3 }' <<<"$output" |
+		grep -v -x -E 'MPI_(A|Ia)lltoallv?|MPI_I?ALLTOALLV?|mpi_i?alltoallv?(_|__|_f08_)?|socket' || true)
+	[ -z "$other" ] || { echo "not an all-to-all name: $other"; return 1; }
 	assert_line --regexp ' T socket$'
 	run readelf -d "$A2A"
 	refute_output --partial 'libmpi'
