@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mpi.h>
 
@@ -188,6 +189,69 @@ static void print_report(void)
 	}
 }
 
+/*
+ * This process's counts for the node's log line: one file in the step's
+ * tally directory (IBNET_A2A_ENV_TALLY), one line per call kind and route.
+ */
+static void write_tally(const char *dir)
+{
+	char path[4096];
+	FILE *f;
+	int fd, k, r;
+
+	if (snprintf(path, sizeof(path), "%s/a2a.XXXXXX", dir) >= (int)sizeof(path) ||
+	    (fd = mkstemp(path)) < 0)
+		return;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return;
+	}
+	for (k = 0; k < KINDS; k++)
+		for (r = 0; r < ROUTES; r++)
+			if (served[k][r])
+				fprintf(f, "%s\t%s\t%lu\n", kind_name[k], route_name[r],
+					served[k][r]);
+	fclose(f);
+}
+
+/*
+ * At exit: the report when asked for; the node's tally when the plugin made
+ * a directory for it. And when nobody asked for a report but the step asked
+ * for the paced scheme (SLURM_IBNET_ALLTOALL=paced) and not one call was
+ * paced, rank 0 says why anyway (every rank routes alike): the user asked
+ * for something they did not get.
+ */
+static void at_exit(void)
+{
+	const char *dir = getenv(IBNET_A2A_ENV_TALLY), *asked = getenv(IBNET_A2A_ENV_SCHEME);
+	const char *flag = getenv(IBNET_A2A_ENV_REPORT);
+	enum ibnet_a2a_scheme scheme;
+	unsigned long total = 0;
+	int k, r;
+
+	for (k = 0; k < KINDS; k++)
+		for (r = 0; r < ROUTES; r++)
+			total += served[k][r];
+	if (!total)
+		return;
+	if (dir && *dir)
+		write_tally(dir);
+	if (report) {
+		print_report();
+		return;
+	}
+	if (flag || world_rank != 0 || !asked || ibnet_a2a_scheme_parse(asked, &scheme) < 0 ||
+	    scheme != IBNET_ALLTOALL_PACED)
+		return;
+	for (k = 0; k < KINDS; k++)
+		if (served[k][PACED])
+			return;
+	say("--ordered-alltoall was asked for, but no all-to-all call of this job was paced; "
+	    "why, by call (" IBNET_A2A_ENV_REPORT "=0 silences this):");
+	print_report();
+}
+
 static const char *process_getenv(void *ctx, const char *name)
 {
 	(void)ctx;
@@ -203,8 +267,7 @@ static void read_settings(void)
 	ibnet_a2a_settings_default(&settings);
 	enabled = true;
 	report = ibnet_flag_on(getenv(IBNET_A2A_ENV_REPORT));
-	if (report)
-		atexit(print_report);
+	atexit(at_exit);
 	if ((v = getenv(IBNET_A2A_ENV_PACED)) && strcmp(v, "0") == 0) {
 		enabled = false;
 		return;

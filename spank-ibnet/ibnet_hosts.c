@@ -26,6 +26,7 @@
 #include "ibnet_request.h"
 #include "ibnet_site.h"
 #include "ibnet_step.h"
+#include "ibnet_tally.h"
 
 static void usage(FILE *fp)
 {
@@ -37,6 +38,7 @@ static void usage(FILE *fp)
 	      "                   [--[no-]ordered-alltoall] [--tcp-rto-min[=TIME|off]]\n"
 	      "                   [--nodelist HOSTLIST] [--iface NAME]\n"
 	      "       ibnet-hosts [--site | --rule RULE] --linda-input [FILE]\n"
+	      "       ibnet-hosts --tally DIR\n"
 	      "\n"
 	      "Map a Slurm hostlist to IB host names with spank-ibnet's rules.\n"
 	      "  --rule RULE        s/REGEX/REPLACEMENT/ or file:PATH (default " IBNET_RULE_DEFAULT ")\n"
@@ -70,6 +72,9 @@ static void usage(FILE *fp)
 	      "                     too, as sinfo -h -o %N prints them\n"
 	      "  --iface NAME       the interface the node has (with --env; default: look for\n"
 	      "                     eth_iface or ib_iface on this machine, as the plugin does)\n"
+	      "  --tally DIR        sum a paced step's all-to-all counts (the directory in\n"
+	      "                     $SLURM_IBNET_ALLTOALL_TALLY) as the plugin logs them at\n"
+	      "                     the step's end; nothing is removed\n"
 	      "  --version          print the version\n"
 
 	      "  --repeat N         do the mapping (or --env plan) N times and print its median\n"
@@ -437,11 +442,28 @@ static int do_linda_input(const struct ibnet_config *cfg, const struct ibnet_buf
 	return rc;
 }
 
+/* --tally DIR: the plugin's log line for that directory, the directory left alone. */
+static int print_tally(const char *dir)
+{
+	struct ibnet_tally tally = { 0 };
+	char line[1024];
+
+	if (ibnet_tally_collect(&tally, dir, 0) < 0) {
+		fprintf(stderr, IBNET_PREFIX "--tally: cannot read the directory %s: %s\n", dir,
+			strerror(errno));
+		return 1;
+	}
+	ibnet_tally_describe(&tally, line, sizeof(line));
+	printf("processes=%u skipped=%u\n%s\n", tally.files, tally.skipped, line);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_RULE = 256, OPT_CONFIG, OPT_EXPAND, OPT_CHECK, OPT_PROBE, OPT_ENV, OPT_TRANSPORT,
 	       OPT_ORDERED, OPT_NO_ORDERED, OPT_NODELIST, OPT_IFACE, OPT_SEP, OPT_REPEAT, OPT_HELP,
-	       OPT_VERSION, OPT_SITE, OPT_LINDA, OPT_RTO, OPT_RSPRELOAD, OPT_PRELOADED };
+	       OPT_VERSION, OPT_SITE, OPT_LINDA, OPT_RTO, OPT_RSPRELOAD, OPT_PRELOADED,
+	       OPT_TALLY };
 	static const struct option longopts[] = {
 		{ "rule", required_argument, NULL, OPT_RULE },
 		{ "config", required_argument, NULL, OPT_CONFIG },
@@ -463,6 +485,7 @@ int main(int argc, char **argv)
 		{ "linda-input", no_argument, NULL, OPT_LINDA },
 		{ "rspreload", required_argument, NULL, OPT_RSPRELOAD },
 		{ "preloaded", required_argument, NULL, OPT_PRELOADED },
+		{ "tally", required_argument, NULL, OPT_TALLY },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct ibnet_err err = { "" };
@@ -470,7 +493,7 @@ int main(int argc, char **argv)
 	struct ibnet_strvec args = { 0 };
 	struct ibnet_options opts = { 0 };
 	const char *rule = NULL, *config = "", *sep = ",", *iface = NULL, *nodelist = NULL;
-	const char *rspreload = NULL, *preloaded = getenv("LD_PRELOAD");
+	const char *rspreload = NULL, *preloaded = getenv("LD_PRELOAD"), *tally = NULL;
 	bool probe_only = false;
 	int expand = 0, check = 0, probe = 0, env = 0, repeat = 0, site = 0, linda = 0, c, rc = 1;
 	struct ibnet_buf input = { 0 };
@@ -521,8 +544,16 @@ int main(int argc, char **argv)
 		case OPT_LINDA: linda = 1; break;
 		case OPT_RSPRELOAD: rspreload = optarg; probe_only = true; break;
 		case OPT_PRELOADED: preloaded = optarg; probe_only = true; break;
+		case OPT_TALLY: tally = optarg; break;
 		default: usage(stderr); return 2;
 		}
+	}
+	if (tally) {
+		if (argc != 3) {
+			usage(stderr);
+			return 2;
+		}
+		return print_tally(tally);
 	}
 	if (linda) {
 		if (env || check || probe || optind + 1 < argc) {
