@@ -114,6 +114,10 @@ static unsigned long block_limit = INT_MAX;
  *     takes its layout's allocation as failed.
  */
 static int test_ranks_per_node, test_no_memory_rank = -1;
+/* Communicator state made and freed, said at exit with the report. */
+static unsigned long test_infos_made, test_infos_freed;
+/* The most requests one exchange had posted at once (slots handed out). */
+static int test_most_slots;
 static unsigned long test_fail_at, test_p2p_calls;
 
 static void read_test_settings(void)
@@ -239,6 +243,16 @@ static void at_exit(void)
 		write_tally(dir);
 	if (report) {
 		print_report();
+#ifdef IBNET_A2A_TESTING
+		{
+			char line[160];
+
+			snprintf(line, sizeof(line), "rank %d: test: communicator state: %lu made, "
+				 "%lu freed; most requests outstanding: %d", world_rank,
+				 test_infos_made, test_infos_freed, test_most_slots);
+			say(line);
+		}
+#endif
 		return;
 	}
 	if (flag || world_rank != 0 || !asked || ibnet_a2a_scheme_parse(asked, &scheme) < 0 ||
@@ -314,6 +328,10 @@ static void info_free(struct comm_info *ci)
 {
 	if (!ci)
 		return;
+#ifdef IBNET_A2A_TESTING
+	if (ci->nnodes)		/* one that was complete and kept */
+		test_infos_freed++;
+#endif
 	if (ci->priv != MPI_COMM_NULL)
 		PMPI_Comm_free(&ci->priv);
 	free(ci->node_of);
@@ -439,6 +457,9 @@ static int comm_info(MPI_Comm comm, struct comm_info **out)
 			ci->fanin_pairs = pairs;
 	}
 	PMPI_Comm_set_attr(comm, keyval, ci);
+#ifdef IBNET_A2A_TESTING
+	test_infos_made++;
+#endif
 	*out = ci;
 	ci = NULL;
 	goto out;
@@ -851,6 +872,10 @@ static int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint
 	}
 	rc = MPI_SUCCESS;
 out:
+#ifdef IBNET_A2A_TESTING
+	if (ev.n > test_most_slots)
+		test_most_slots = ev.n;
+#endif
 	if (rc != MPI_SUCCESS)
 		ev_abandon(&ev);
 	free(sent);

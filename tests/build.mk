@@ -63,6 +63,10 @@ $(B)/tests/alltoall_probe.%: tests/programs/alltoall_probe.c
 $(B)/tests/a2a_check.%: tests/programs/a2a_check.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
+programs: $(B)/tests/a2a_churn.openmpi $(B)/tests/a2a_churn.mpich
+$(B)/tests/a2a_churn.%: tests/programs/a2a_churn.c
+	mkdir -p $(B)/tests
+	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
 $(B)/tests/a2a_hazard.%: tests/programs/a2a_hazard.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<

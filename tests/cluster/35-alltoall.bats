@@ -68,3 +68,31 @@ OMPI_RUN="timeout 150 mpirun.openmpi --bind-to none --mca mpi_yield_when_idle 1 
 	assert_equal "$(grep -c '^step 42 0$' <<<"$output")" 3
 	assert_line '0 python'
 }
+
+# Without a report (the user's default), each node's log gets the step's
+# counts: the plugin's tally directory, summed in slurm_spank_exit.
+@test "the node's log line counts a paced step's calls when the user asked for no report, and the tally directory is removed" {
+	local jid n dir
+	cat > "$BATS_TEST_TMPDIR/job.sh" <<JOB
+#!/bin/bash
+echo "tally \$SLURM_IBNET_ALLTOALL_TALLY"
+timeout 150 mpirun.openmpi --bind-to none --mca mpi_yield_when_idle 1 -x SLURM_IBNET_ALLTOALL_THRESHOLD -np 3 $BUILD/tests/a2a_churn.openmpi 5 64
+JOB
+	jid=$(SLURM_IBNET_ALLTOALL_THRESHOLD=0 sbatch --parsable -o "$BATS_TEST_TMPDIR/out" -N3 \
+		--ntasks-per-node=1 --transport=tcp --ordered-alltoall "$BATS_TEST_TMPDIR/job.sh")
+	"$CLUSTER" wait "$jid" 180
+	run cat "$BATS_TEST_TMPDIR/out"
+	assert_line 'CHURN rounds=5 ranks=3 bad=0'
+	refute_output --partial 'spank-ibnet alltoall:'	# nothing said to the user
+	dir=$(sed -n 's/^tally //p' <<<"$output")
+	[[ $dir == /tmp/spank-ibnet-tally.* ]]
+	[ ! -e "$dir" ]
+	# One line per node, under whichever step its rank ran in (mpirun's own
+	# node: the batch step; the others: the step of Open MPI's daemons).
+	for n in $(cat "$IBNET_CLUSTER_DIR/nodes"); do
+		run grep -E "spank-ibnet: job $jid (batch step|step [0-9]+) on c1-$n: all-to-all calls of 1 process: MPI_Alltoall: 5 calls: 5 paced\$" \
+			"$IBNET_CLUSTER_DIR/log/slurmd-c1-$n.log"
+		echo "node c1-$n"
+		assert_success
+	done
+}

@@ -456,3 +456,108 @@ nonblocking_counted() {
 		esac
 	done
 }
+
+# Issue 19: cost that grows like the work. The test builds say, with the
+# report, how much communicator state they made and freed and the most
+# requests one exchange had posted at once.
+@test "communicator state is freed with its communicator: 30 made, 30 freed, Open MPI and MPICH" {
+	run ompi 4 1 "$BUILD/tests/a2a_churn.openmpi" 30 64
+	assert_success
+	assert_line 'CHURN rounds=30 ranks=4 bad=0'
+	assert_output --regexp 'rank 0: test: communicator state: 30 made, 30 freed;'
+	run mpich 4 1 "$BUILD/tests/a2a_churn.mpich" 30 64
+	assert_success
+	assert_line 'CHURN rounds=30 ranks=4 bad=0'
+	assert_output --regexp 'rank 0: test: communicator state: 30 made, 30 freed;'
+}
+
+# 64 ranks in 16 pretend nodes of 4: 60 remote ranks. Before 0.8.0 every rank
+# posted a credit receive for each of them at the start of a call (60 or
+# more requests, all scanned by every Waitsome); now two phases' worth.
+@test "requests outstanding at once grow with the ranks per node, not the ranks: 64 ranks in nodes of 4, under 32" {
+	local most
+	run ompi 64 4 "$BUILD/tests/a2a_churn.openmpi" 3 16384
+	assert_success
+	assert_line 'CHURN rounds=3 ranks=64 bad=0'
+	most=$(sed -n 's/.*rank 0: test: .*most requests outstanding: \([0-9]*\)$/\1/p' <<<"$output")
+	echo "most requests outstanding on rank 0: $most"
+	[ "$most" -gt 0 ]
+	[ "$most" -lt 32 ]
+}
+
+@test "256 ranks in 32 pretend nodes of 8 (Open MPI) and 32 ranks in 8 (MPICH): byte-identical to PMPI_Alltoall/v" {
+	# Memory: 256 ranks share this machine, so blocks stay under 4 KiB.
+	TIMEOUT=400 run ompi 256 8 --mca mpi_yield_when_idle 1 "$BUILD/tests/a2a_check.openmpi" 19 3 4096
+	assert_success
+	assert_line 'CHECK cases=3 ranks=256 failures=0'
+	[ "$(paced_calls "$output")" -gt 0 ]
+	# MPICH's ranks poll without yielding: 256 of them on 2 cores do not finish.
+	TIMEOUT=300 run mpich 32 8 "$BUILD/tests/a2a_check.mpich" 19 4 4096
+	assert_success
+	assert_line 'CHECK cases=4 ranks=32 failures=0'
+	[ "$(paced_calls "$output")" -gt 0 ]
+}
+
+@test "out of memory on one rank: every rank hands the call over, counted, and none waits for it, Open MPI and MPICH" {
+	EXTRA=SLURM_IBNET_ALLTOALL_TEST_NO_MEMORY=2 run ompi 4 1 "$BUILD/tests/a2a_check.openmpi" 5 20
+	assert_success
+	assert_line 'CHECK cases=20 ranks=4 failures=0'
+	assert_output --regexp 'rank 0: MPI_Alltoall: [0-9]+ calls: [0-9]+ paced, .*[0-9]+ out of memory'
+	EXTRA=SLURM_IBNET_ALLTOALL_TEST_NO_MEMORY=0 run mpich 4 1 "$BUILD/tests/a2a_check.mpich" 5 20
+	assert_success
+	assert_line 'CHECK cases=20 ranks=4 failures=0'
+	assert_output --regexp 'rank 0: MPI_Alltoall: [0-9]+ calls: 0 paced, .*[0-9]+ out of memory'
+}
+
+# np ranks without the report (the user's default), as the plugin's step has them.
+quiet_ompi() {
+	local np=$1
+	shift
+	timeout 120 mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np "$np" \
+		-x LD_PRELOAD="$A2A_TEST" -x SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE=1 \
+		-x SLURM_IBNET_ALLTOALL=paced "$@"
+}
+
+@test "asked for the paced scheme and none was paced: rank 0 says why without a report; REPORT=0 silences it; a paced call does" {
+	# 4 KiB per pair on 4 nodes: 12 KiB converge on a port, under the default threshold.
+	run quiet_ompi 4 -x SLURM_IBNET_ALLTOALL_THRESHOLD=16k "$BUILD/tests/a2a_check.openmpi" 5 10 4096
+	assert_success
+	assert_line 'CHECK cases=10 ranks=4 failures=0'
+	assert_line "spank-ibnet alltoall: --ordered-alltoall was asked for, but no all-to-all call of this job was paced; why, by call (SLURM_IBNET_ALLTOALL_REPORT=0 silences this):"
+	assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoall: [0-9]+ calls: 0 paced, .*below the threshold'
+	refute_output --partial 'spank-ibnet alltoall: rank 1'
+	run quiet_ompi 4 -x SLURM_IBNET_ALLTOALL_THRESHOLD=16k -x SLURM_IBNET_ALLTOALL_REPORT=0 \
+		"$BUILD/tests/a2a_check.openmpi" 5 10 4096
+	assert_success
+	refute_output --partial 'spank-ibnet alltoall'
+	run quiet_ompi 4 -x SLURM_IBNET_ALLTOALL_THRESHOLD=0 "$BUILD/tests/a2a_check.openmpi" 5 10 4096
+	assert_success
+	refute_output --partial 'spank-ibnet alltoall'
+}
+
+@test "the step's tally: every process leaves its counts, ibnet-hosts --tally sums them as the node's log line" {
+	local dir=$BATS_TEST_TMPDIR/tally
+	mkdir "$dir"
+	run quiet_ompi 4 -x SLURM_IBNET_ALLTOALL_THRESHOLD=0 -x SLURM_IBNET_ALLTOALL_TALLY="$dir" \
+		"$BUILD/tests/a2a_churn.openmpi" 7 64
+	assert_success
+	[ "$(ls "$dir" | wc -l)" -eq 4 ]
+	run "$BUILD/ibnet-hosts" --tally "$dir"
+	assert_success
+	assert_line 'processes=4 skipped=0'
+	assert_line 'MPI_Alltoall: 28 calls: 28 paced'
+	# What is not a count is skipped, never followed: a link, a directory,
+	# a bad line; the sum is in name order whatever the files' order.
+	ln -s /etc/passwd "$dir/link"
+	mkdir "$dir/sub"
+	printf 'MPI_Alltoall\tpaced\tmany\n' > "$dir/bad"
+	printf 'MPI_Ialltoall\tnon-blocking\t2\nMPI_Alltoall\tbelow the threshold\t5\n' > "$dir/more"
+	run "$BUILD/ibnet-hosts" --tally "$dir"
+	assert_success
+	assert_line 'processes=5 skipped=3'
+	assert_line 'MPI_Alltoall: 33 calls: 28 paced, 5 below the threshold; MPI_Ialltoall: 2 calls: 0 paced, 2 non-blocking'
+	[ -L "$dir/link" ]	# --tally removes nothing
+	run "$BUILD/ibnet-hosts" --tally "$dir/none"
+	assert_failure 1
+	assert_output --partial -- '--tally: cannot read the directory'
+}
