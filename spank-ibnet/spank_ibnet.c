@@ -331,23 +331,29 @@ refused:
  * the node's log says what the step got even when the user asked for no
  * report. Made here, as the user (user_init runs with the user's ids), so
  * the user's processes can write there and nothing else can; read and
- * removed at the step's end (log_tally). A job that set the variable itself
- * keeps its value, and its files are its own.
+ * removed at the step's end (log_tally). Every step gets its own, also one
+ * that inherits the batch step's (an srun, or mpirun's daemons, in a batch
+ * job: that directory is on another node, or summed by another step). A job
+ * that set the variable to a directory of its own keeps it, and its files.
  */
+#define TALLY_TEMPLATE "/tmp/spank-ibnet-tally."
+
 static void make_tally_dir(spank_t sp)
 {
+	const char *had;
 	char **env = NULL;
 
 	if (!step_planned || step.job.alltoall != IBNET_ALLTOALL_PACED)
 		return;
 	if (spank_get_item(sp, S_JOB_ENV, &env) == ESPANK_SUCCESS &&
-	    job_getenv(env, IBNET_A2A_ENV_TALLY))
+	    (had = job_getenv(env, IBNET_A2A_ENV_TALLY)) &&
+	    strncmp(had, TALLY_TEMPLATE, strlen(TALLY_TEMPLATE)) != 0)
 		return;
-	snprintf(tally_dir, sizeof(tally_dir), "/tmp/spank-ibnet-tally.XXXXXX");
-	if (!mkdtemp(tally_dir) || spank_setenv(sp, IBNET_A2A_ENV_TALLY, tally_dir, 0) !=
+	snprintf(tally_dir, sizeof(tally_dir), TALLY_TEMPLATE "XXXXXX");
+	if (!mkdtemp(tally_dir) || spank_setenv(sp, IBNET_A2A_ENV_TALLY, tally_dir, 1) !=
 	    ESPANK_SUCCESS) {
 		slurm_verbose(IBNET_PREFIX "no all-to-all tally for this step: %s: %m", tally_dir);
-		if (tally_dir[sizeof("/tmp/spank-ibnet-tally.") - 1] != 'X')
+		if (tally_dir[strlen(TALLY_TEMPLATE)] != 'X')
 			rmdir(tally_dir);
 		tally_dir[0] = '\0';
 	}

@@ -95,4 +95,16 @@ JOB
 		echo "node c1-$n"
 		assert_success
 	done
+	# A directory the job names itself is its own: kept, filled, not removed.
+	mkdir "$BATS_TEST_TMPDIR/mine"
+	jid=$(SLURM_IBNET_ALLTOALL_THRESHOLD=0 SLURM_IBNET_ALLTOALL_TALLY=$BATS_TEST_TMPDIR/mine \
+		sbatch --parsable -o "$BATS_TEST_TMPDIR/out" -N3 --ntasks-per-node=1 --transport=tcp \
+		--ordered-alltoall "$BATS_TEST_TMPDIR/job.sh")
+	"$CLUSTER" wait "$jid" 180
+	run cat "$BATS_TEST_TMPDIR/out"
+	assert_line "tally $BATS_TEST_TMPDIR/mine"
+	assert_line 'CHURN rounds=5 ranks=3 bad=0'
+	[ "$(ls "$BATS_TEST_TMPDIR/mine" | wc -l)" -eq 3 ]
+	run grep -h "spank-ibnet: job $jid .*all-to-all calls" "$IBNET_CLUSTER_DIR"/log/slurmd-c1-*.log
+	assert_failure
 }
