@@ -23,6 +23,7 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,49 @@ static void mpis_own_c(void)
 	c_ialltoallv = (c_ialltoallv_fn)dlsym(RTLD_DEFAULT, "PMPI_Ialltoallv");
 }
 
+/*
+ * What a paced build provides, each into its pointer here. The mpi_f08 ones
+ * are absent from a build whose MPI needs none (MPICH's); the others are
+ * required, and a build without one of them serves nothing.
+ */
+static const struct {
+	void *slot;		/* the address of one of the pointers above */
+	const char *name;
+	bool optional;
+} build_symbols[] = {
+	{ &c_alltoall, "ibnet_a2a_alltoall", false },
+	{ &c_alltoallv, "ibnet_a2a_alltoallv", false },
+	{ &c_ialltoall, "ibnet_a2a_ialltoall", false },
+	{ &c_ialltoallv, "ibnet_a2a_ialltoallv", false },
+	{ &f_alltoall, "ibnet_a2a_f_alltoall", false },
+	{ &f_alltoallv, "ibnet_a2a_f_alltoallv", false },
+	{ &f_ialltoall, "ibnet_a2a_f_ialltoall", false },
+	{ &f_ialltoallv, "ibnet_a2a_f_ialltoallv", false },
+	{ &f08_alltoall, "ibnet_a2a_f08_alltoall", true },
+	{ &f08_alltoallv, "ibnet_a2a_f08_alltoallv", true },
+	{ &f08_ialltoall, "ibnet_a2a_f08_ialltoall", true },
+	{ &f08_ialltoallv, "ibnet_a2a_f08_ialltoallv", true },
+};
+#define BUILD_SYMBOLS (sizeof(build_symbols) / sizeof(build_symbols[0]))
+
+/* Take every routine of the build; false, with none taken, if one it must have is missing. */
+static bool load_build(void *lib)
+{
+	size_t i;
+
+	for (i = 0; i < BUILD_SYMBOLS; i++) {
+		void *fn = dlsym(lib, build_symbols[i].name);
+
+		if (!fn && !build_symbols[i].optional) {
+			for (i = 0; i < BUILD_SYMBOLS; i++)
+				*(void **)build_symbols[i].slot = NULL;
+			return false;
+		}
+		*(void **)build_symbols[i].slot = fn;
+	}
+	return true;
+}
+
 static void resolve(void)
 {
 	Dl_info self;
@@ -127,29 +171,8 @@ static void resolve(void)
 
 		snprintf(path, sizeof(path), "%.*s/%s", dir, slash ? self.dli_fname : ".", build);
 		lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-		if (lib) {
-			c_alltoall = (c_alltoall_fn)dlsym(lib, "ibnet_a2a_alltoall");
-			c_alltoallv = (c_alltoallv_fn)dlsym(lib, "ibnet_a2a_alltoallv");
-			c_ialltoall = (c_ialltoall_fn)dlsym(lib, "ibnet_a2a_ialltoall");
-			c_ialltoallv = (c_ialltoallv_fn)dlsym(lib, "ibnet_a2a_ialltoallv");
-			f_alltoall = (f8_fn)dlsym(lib, "ibnet_a2a_f_alltoall");
-			f_alltoallv = (f10_fn)dlsym(lib, "ibnet_a2a_f_alltoallv");
-			f_ialltoall = (f9_fn)dlsym(lib, "ibnet_a2a_f_ialltoall");
-			f_ialltoallv = (f11_fn)dlsym(lib, "ibnet_a2a_f_ialltoallv");
-			/* Absent from a build whose MPI needs none (MPICH's). */
-			f08_alltoall = (f8_fn)dlsym(lib, "ibnet_a2a_f08_alltoall");
-			f08_alltoallv = (f10_fn)dlsym(lib, "ibnet_a2a_f08_alltoallv");
-			f08_ialltoall = (f9_fn)dlsym(lib, "ibnet_a2a_f08_ialltoall");
-			f08_ialltoallv = (f11_fn)dlsym(lib, "ibnet_a2a_f08_ialltoallv");
-		}
-		if (!lib || !c_alltoall || !c_alltoallv || !c_ialltoall || !c_ialltoallv ||
-		    !f_alltoall || !f_alltoallv || !f_ialltoall || !f_ialltoallv) {
+		if (!lib || !load_build(lib))
 			say("cannot load ", path);
-			c_alltoall = NULL, c_alltoallv = NULL, c_ialltoall = NULL, c_ialltoallv = NULL;
-			f_alltoall = NULL, f_alltoallv = NULL, f_ialltoall = NULL, f_ialltoallv = NULL;
-			f08_alltoall = NULL, f08_alltoallv = NULL;
-			f08_ialltoall = NULL, f08_ialltoallv = NULL;
-		}
 	} else if (!build) {
 		say("this MPI library is not one the paced all-to-all is built for", NULL);
 	}
