@@ -170,16 +170,25 @@ static void say(const char *what)
 	fprintf(stderr, "spank-ibnet alltoall: %s\n", what);
 }
 
+/* The calls of one kind this process made, whatever their route. */
+static unsigned long calls_of(enum kind k)
+{
+	unsigned long total = 0;
+	int r;
+
+	for (r = 0; r < ROUTES; r++)
+		total += served[k][r];
+	return total;
+}
+
 static void print_report(void)
 {
 	char line[512];
 	int k, r, n;
 
 	for (k = 0; k < KINDS; k++) {
-		unsigned long total = 0;
+		unsigned long total = calls_of((enum kind)k);
 
-		for (r = 0; r < ROUTES; r++)
-			total += served[k][r];
 		if (!total)
 			continue;
 		n = snprintf(line, sizeof(line), "rank %d: %s: %lu call%s: ", world_rank,
@@ -232,11 +241,10 @@ static void at_exit(void)
 	const char *flag = getenv(IBNET_A2A_ENV_REPORT);
 	enum ibnet_a2a_scheme scheme;
 	unsigned long total = 0;
-	int k, r;
+	int k;
 
 	for (k = 0; k < KINDS; k++)
-		for (r = 0; r < ROUTES; r++)
-			total += served[k][r];
+		total += calls_of((enum kind)k);
 	if (!total)
 		return;
 	if (dir && *dir)
