@@ -133,7 +133,7 @@ $(TOOL): $(B)/obj/ibnet_hosts.o $(CORE:%=$(B)/obj/%.o) $(TOOL_ONLY:%=$(B)/obj/%.
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 $(PRELOAD): $(B)/a2a/ibnet_a2a_dispatch.o $(B)/a2a/ibnet_tcp_floor.o $(B)/a2a/ibnet_a2a_settings.o
 	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ -ldl -lpthread
-$(B)/libibnet-a2a-%.so: $(B)/a2a-%/ibnet_a2a_paced.o $(B)/a2a-%/ibnet_a2a_settings.o
+$(B)/libibnet-a2a-%.so: $(B)/a2a-%/ibnet_a2a_paced.o $(B)/a2a-%/ibnet_a2a_types.o $(B)/a2a-%/ibnet_a2a_settings.o
 	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ -ldl -lpthread
 
 -include $(wildcard $(B)/*/*.d)

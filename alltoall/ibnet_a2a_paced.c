@@ -42,6 +42,7 @@
 #include <mpi.h>
 
 #include "ibnet_a2a_settings.h"
+#include "ibnet_a2a_types.h"
 #include "ibnet_job_vars.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -537,18 +538,6 @@ static enum route fanin_route(const struct comm_info *ci, unsigned long pair_byt
 	return fanin < settings.threshold ? BELOW : PACED;
 }
 
-/* Can count elements of type at buf be read as plain bytes? */
-static bool contiguous(MPI_Datatype type)
-{
-	MPI_Aint lb, extent, tlb, textent;
-	int size;
-
-	PMPI_Type_size(type, &size);
-	PMPI_Type_get_extent(type, &lb, &extent);
-	PMPI_Type_get_true_extent(type, &tlb, &textent);
-	return lb == 0 && tlb == 0 && (MPI_Aint)size == extent && textent == extent;
-}
-
 /*
  * The requests one exchange has posted. A finished request's slot goes on a
  * free list and is reused, so a post costs O(1) and the arrays (what
@@ -923,7 +912,7 @@ static int side_layout(struct side *s, int size, const int *counts, const int *d
 {
 	MPI_Aint lb, extent, total = 0;
 	int tsize, i;
-	bool plain = contiguous(type);
+	bool plain = ibnet_a2a_type_is_plain(type);
 
 	PMPI_Type_size(type, &tsize);
 	PMPI_Type_get_extent(type, &lb, &extent);
