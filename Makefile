@@ -131,7 +131,7 @@ $(GATE): $(B)/pic/rsocket_gate.o
 	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ -ldl
 $(TOOL): $(B)/obj/ibnet_hosts.o $(CORE:%=$(B)/obj/%.o) $(TOOL_ONLY:%=$(B)/obj/%.o)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
-$(PRELOAD): $(B)/a2a/ibnet_a2a_dispatch.o $(B)/a2a/ibnet_tcp_floor.o $(B)/a2a/ibnet_a2a_settings.o
+$(PRELOAD): $(B)/a2a/ibnet_a2a_dispatch.o $(B)/a2a/ibnet_a2a_mpi.o $(B)/a2a/ibnet_a2a_agree.o $(B)/a2a/ibnet_tcp_floor.o $(B)/a2a/ibnet_a2a_settings.o
 	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ -ldl -lpthread
 $(B)/libibnet-a2a-%.so: $(B)/a2a-%/ibnet_a2a_paced.o $(B)/a2a-%/ibnet_a2a_types.o $(B)/a2a-%/ibnet_a2a_settings.o
 	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ -ldl -lpthread

@@ -28,6 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibnet_a2a_agree.h"
+#include "ibnet_a2a_host.h"
+#include "ibnet_a2a_mpi.h"
 #include "ibnet_a2a_settings.h"
 
 #if !defined(__x86_64__) && !defined(__aarch64__)
@@ -54,8 +57,11 @@ typedef void (*f10_fn)(void *, void *, void *, void *, void *, void *, void *, v
 typedef void (*f11_fn)(void *, void *, void *, void *, void *, void *, void *, void *, void *,
 		       void *, void *);
 typedef int (*version_fn)(char *, int *);
+typedef handle_t (*comm_f2c_fn)(int);
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static enum ibnet_a2a_abi abi;
+/* The paced build's routines (NULL without one: then the MPI's own below). */
 static c_alltoall_fn c_alltoall;
 static c_alltoallv_fn c_alltoallv;
 static c_ialltoall_fn c_ialltoall;
@@ -70,6 +76,20 @@ static f8_fn f08_alltoall;
 static f10_fn f08_alltoallv;
 static f9_fn f08_ialltoall;
 static f11_fn f08_ialltoallv;
+static ibnet_a2a_attach_fn attach;
+/* The MPI library's own C routines, found where the program loaded it. */
+static c_alltoall_fn own_alltoall;
+static c_alltoallv_fn own_alltoallv;
+static c_ialltoall_fn own_ialltoall;
+static c_ialltoallv_fn own_ialltoallv;
+static comm_f2c_fn own_comm_f2c;
+
+/* What the build borrows from us: the MPI's own symbols and the agreement. */
+static const struct ibnet_a2a_host host = {
+	.own = ibnet_a2a_mpi_own,
+	.find = ibnet_a2a_mpi_find,
+	.agree = ibnet_a2a_agree,
+};
 
 static void say(const char *what, const char *detail)
 {
@@ -77,33 +97,54 @@ static void say(const char *what, const char *detail)
 		what, detail ? detail : "");
 }
 
-/* Which build serves this process's MPI, or NULL. */
-static const char *abi_build(void)
+/* Which ABI this process's MPI has. */
+static enum ibnet_a2a_abi abi_of_mpi(void)
 {
 	/* MPI_MAX_LIBRARY_VERSION_STRING is 8192 in MPICH, 256 in Open MPI. */
 	static char version[8192 + 1];
-	version_fn get = (version_fn)dlsym(RTLD_DEFAULT, "PMPI_Get_library_version");
+	version_fn get = (version_fn)ibnet_a2a_mpi_find("PMPI_Get_library_version");
 	int len = 0;
 
 	if (!get || get(version, &len) != 0)
-		return NULL;
+		return IBNET_A2A_ABI_UNKNOWN;
 	version[sizeof(version) - 1] = '\0';
 	if (strstr(version, "Open MPI"))
-		return "libibnet-a2a-ompi.so";
+		return IBNET_A2A_ABI_OMPI;
 	if (strstr(version, "MPICH") || strstr(version, "Intel(R) MPI") ||
 	    strstr(version, "MVAPICH"))
-		return "libibnet-a2a-mpich.so";
-	return NULL;
+		return IBNET_A2A_ABI_MPICH;
+	return IBNET_A2A_ABI_UNKNOWN;
 }
 
-/* The MPI's own C routines, where no build serves (the Fortran names find theirs per call). */
+/* The build that serves an ABI. */
+static const char *abi_build(enum ibnet_a2a_abi which)
+{
+	return which == IBNET_A2A_ABI_OMPI ? "libibnet-a2a-ompi.so" :
+	       which == IBNET_A2A_ABI_MPICH ? "libibnet-a2a-mpich.so" : NULL;
+}
+
+/* The MPI's own C routines; one missing is looked up again, with its sentence, when called. */
 static void mpis_own_c(void)
 {
-	c_alltoall = (c_alltoall_fn)dlsym(RTLD_DEFAULT, "PMPI_Alltoall");
-	c_alltoallv = (c_alltoallv_fn)dlsym(RTLD_DEFAULT, "PMPI_Alltoallv");
-	c_ialltoall = (c_ialltoall_fn)dlsym(RTLD_DEFAULT, "PMPI_Ialltoall");
-	c_ialltoallv = (c_ialltoallv_fn)dlsym(RTLD_DEFAULT, "PMPI_Ialltoallv");
+	own_alltoall = (c_alltoall_fn)ibnet_a2a_mpi_find("PMPI_Alltoall");
+	own_alltoallv = (c_alltoallv_fn)ibnet_a2a_mpi_find("PMPI_Alltoallv");
+	own_ialltoall = (c_ialltoall_fn)ibnet_a2a_mpi_find("PMPI_Ialltoall");
+	own_ialltoallv = (c_ialltoallv_fn)ibnet_a2a_mpi_find("PMPI_Ialltoallv");
+	own_comm_f2c = (comm_f2c_fn)ibnet_a2a_mpi_find("PMPI_Comm_f2c");
 }
+
+/* The MPI's own routine in *slot, found now if it was not before (never NULL). */
+static void *own_in(void **slot, const char *name)
+{
+	void *fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+
+	if (!fn) {
+		fn = ibnet_a2a_mpi_own(name);
+		__atomic_store_n(slot, fn, __ATOMIC_RELEASE);
+	}
+	return fn;
+}
+#define OWN(slot, name) ((__typeof__(slot))own_in((void **)&(slot), (name)))
 
 /*
  * What a paced build provides, each into its pointer here. The mpi_f08 ones
@@ -115,6 +156,7 @@ static const struct {
 	const char *name;
 	bool optional;
 } build_symbols[] = {
+	{ &attach, IBNET_A2A_ATTACH, false },
 	{ &c_alltoall, "ibnet_a2a_alltoall", false },
 	{ &c_alltoallv, "ibnet_a2a_alltoallv", false },
 	{ &c_ialltoall, "ibnet_a2a_ialltoall", false },
@@ -145,6 +187,7 @@ static bool load_build(void *lib)
 		}
 		*(void **)build_symbols[i].slot = fn;
 	}
+	attach(&host);
 	return true;
 }
 
@@ -156,16 +199,23 @@ static void resolve(void)
 	enum ibnet_a2a_scheme scheme = IBNET_ALLTOALL_PACED;
 	void *lib;
 
+	abi = abi_of_mpi();
+	mpis_own_c();
 	/*
 	 * Preloaded for the TCP floor alone (the step's SLURM_IBNET_ALLTOALL is
-	 * not paced): the MPI's own, and nothing said.
+	 * not paced): the MPI's own, and nothing said; the agreement below
+	 * still runs, in case another rank of the job was asked to pace.
 	 */
 	if (word && (ibnet_a2a_scheme_parse(word, &scheme) < 0 || scheme != IBNET_ALLTOALL_PACED)) {
-		mpis_own_c();
+		ibnet_a2a_agree_setup(abi, false);
 		return;
 	}
-	build = abi_build();
-	if (build && dladdr((void *)resolve, &self) && self.dli_fname) {
+	build = abi_build(abi);
+	if (!build) {
+		say("this MPI library is not one the paced all-to-all is built for", NULL);
+	} else if (!ibnet_a2a_mpi_global()) {
+		say("the MPI library's symbols cannot be made visible to the paced build", NULL);
+	} else if (dladdr((void *)resolve, &self) && self.dli_fname) {
 		const char *slash = strrchr(self.dli_fname, '/');
 		int dir = slash ? (int)(slash - self.dli_fname) : 1;
 
@@ -173,48 +223,87 @@ static void resolve(void)
 		lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 		if (!lib || !load_build(lib))
 			say("cannot load ", path);
-	} else if (!build) {
-		say("this MPI library is not one the paced all-to-all is built for", NULL);
 	}
-	if (!c_alltoall)
-		mpis_own_c();
+	ibnet_a2a_agree_setup(abi, c_alltoall != NULL);
 }
 
+/*
+ * Every entry point first: remember who called (ibnet_a2a_mpi_caller), and
+ * find the routines once. The caller is taken on the first call only.
+ */
+static bool caller_seen;
+#define ENTER()                                                           \
+	do {                                                              \
+		if (!caller_seen) {                                       \
+			ibnet_a2a_mpi_caller(__builtin_return_address(0)); \
+			caller_seen = true;                               \
+		}                                                         \
+		pthread_once(&once, resolve);                             \
+	} while (0)
+
+/*
+ * Without a build, the blocking calls still join the ranks' agreement on
+ * the communicator (ibnet_a2a_agree.c): ranks with a build wait for it, and
+ * learn from it that this one has none. Its verdict can only be the MPI's own.
+ */
 EXPORT int MPI_Alltoall(const void *sb, int sc, handle_t st, void *rb, int rc, handle_t rt,
 			handle_t comm)
 {
-	pthread_once(&once, resolve);
-	return c_alltoall(sb, sc, st, rb, rc, rt, comm);
+	ENTER();
+	if (c_alltoall)
+		return c_alltoall(sb, sc, st, rb, rc, rt, comm);
+	ibnet_a2a_agree((uintptr_t)comm);
+	return OWN(own_alltoall, "PMPI_Alltoall")(sb, sc, st, rb, rc, rt, comm);
 }
 
 EXPORT int MPI_Alltoallv(const void *sb, const int *sc, const int *sd, handle_t st, void *rb,
 			 const int *rc, const int *rd, handle_t rt, handle_t comm)
 {
-	pthread_once(&once, resolve);
-	return c_alltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm);
+	ENTER();
+	if (c_alltoallv)
+		return c_alltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm);
+	ibnet_a2a_agree((uintptr_t)comm);
+	return OWN(own_alltoallv, "PMPI_Alltoallv")(sb, sc, sd, st, rb, rc, rd, rt, comm);
 }
 
 EXPORT int MPI_Ialltoall(const void *sb, int sc, handle_t st, void *rb, int rc, handle_t rt,
 			 handle_t comm, void *request)
 {
-	pthread_once(&once, resolve);
-	return c_ialltoall(sb, sc, st, rb, rc, rt, comm, request);
+	ENTER();
+	if (c_ialltoall)
+		return c_ialltoall(sb, sc, st, rb, rc, rt, comm, request);
+	return OWN(own_ialltoall, "PMPI_Ialltoall")(sb, sc, st, rb, rc, rt, comm, request);
 }
 
 EXPORT int MPI_Ialltoallv(const void *sb, const int *sc, const int *sd, handle_t st, void *rb,
 			  const int *rc, const int *rd, handle_t rt, handle_t comm, void *request)
 {
-	pthread_once(&once, resolve);
-	return c_ialltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm, request);
+	ENTER();
+	if (c_ialltoallv)
+		return c_ialltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm, request);
+	return OWN(own_ialltoallv, "PMPI_Ialltoallv")(sb, sc, sd, st, rb, rc, rd, rt, comm,
+						       request);
 }
 
 /*
  * The Fortran names: to the build's routine (to), or without one to the MPI
- * library's own routine of the same name. The F77 names come in the manglings
- * MPI libraries export (gfortran and most compilers use the first);
- * mpi_alltoall_f08_ is Open MPI's mpi_f08 name, one mangling, as its library
- * has. The ierror of mpi_f08 is OPTIONAL (NULL when left out): passed through.
+ * library's own routine of the same name (found once, where the program
+ * loaded it). The F77 names come in the manglings MPI libraries export
+ * (gfortran and most compilers use the first); mpi_alltoall_f08_ is Open
+ * MPI's mpi_f08 name, one mangling, as its library has. The ierror of
+ * mpi_f08 is OPTIONAL (NULL when left out): passed through.
+ *
+ * Open MPI's own Fortran MPI_Alltoall(v) calls PMPI_Alltoall(v), not ours,
+ * so without a build a blocking one joins the ranks' agreement here (comm,
+ * the INTEGER handle, is its 7th or 9th argument); MPICH's calls
+ * MPI_Alltoall(v), which joins it.
  */
+static void fortran_agree(const int *fcomm)
+{
+	if (abi == IBNET_A2A_ABI_OMPI && fcomm)
+		ibnet_a2a_agree((uintptr_t)OWN(own_comm_f2c, "PMPI_Comm_f2c")(*fcomm));
+}
+
 #define P8 void *a, void *b, void *c, void *d, void *e, void *f, void *g, void *h
 #define A8 a, b, c, d, e, f, g, h
 #define P9 P8, void *i
@@ -223,19 +312,22 @@ EXPORT int MPI_Ialltoallv(const void *sb, const int *sc, const int *sd, handle_t
 #define A10 A9, j
 #define P11 P10, void *k
 #define A11 A10, k
-#define FORTRAN_NAME(name, to, type, params, args)                    \
+#define FORTRAN_NAME(name, to, type, params, args, comm)              \
 	EXPORT void name(params)                                       \
 	{                                                              \
-		pthread_once(&once, resolve);                          \
-		if (to)                                                \
+		static void *own_fn;                                   \
+		ENTER();                                               \
+		if (to) {                                              \
 			to(args);                                      \
-		else                                                   \
-			((type)dlsym(RTLD_NEXT, #name))(args);         \
+			return;                                        \
+		}                                                      \
+		fortran_agree(comm);                                   \
+		((type)OWN(own_fn, #name))(args);                      \
 	}
-#define FORTRAN_ALLTOALL(name) FORTRAN_NAME(name, f_alltoall, f8_fn, P8, A8)
-#define FORTRAN_ALLTOALLV(name) FORTRAN_NAME(name, f_alltoallv, f10_fn, P10, A10)
-#define FORTRAN_IALLTOALL(name) FORTRAN_NAME(name, f_ialltoall, f9_fn, P9, A9)
-#define FORTRAN_IALLTOALLV(name) FORTRAN_NAME(name, f_ialltoallv, f11_fn, P11, A11)
+#define FORTRAN_ALLTOALL(name) FORTRAN_NAME(name, f_alltoall, f8_fn, P8, A8, g)
+#define FORTRAN_ALLTOALLV(name) FORTRAN_NAME(name, f_alltoallv, f10_fn, P10, A10, i)
+#define FORTRAN_IALLTOALL(name) FORTRAN_NAME(name, f_ialltoall, f9_fn, P9, A9, NULL)
+#define FORTRAN_IALLTOALLV(name) FORTRAN_NAME(name, f_ialltoallv, f11_fn, P11, A11, NULL)
 
 FORTRAN_ALLTOALL(mpi_alltoall_)
 FORTRAN_ALLTOALL(mpi_alltoall__)
@@ -253,7 +345,7 @@ FORTRAN_IALLTOALLV(mpi_ialltoallv_)
 FORTRAN_IALLTOALLV(mpi_ialltoallv__)
 FORTRAN_IALLTOALLV(mpi_ialltoallv)
 FORTRAN_IALLTOALLV(MPI_IALLTOALLV)
-FORTRAN_NAME(mpi_alltoall_f08_, f08_alltoall, f8_fn, P8, A8)
-FORTRAN_NAME(mpi_alltoallv_f08_, f08_alltoallv, f10_fn, P10, A10)
-FORTRAN_NAME(mpi_ialltoall_f08_, f08_ialltoall, f9_fn, P9, A9)
-FORTRAN_NAME(mpi_ialltoallv_f08_, f08_ialltoallv, f11_fn, P11, A11)
+FORTRAN_NAME(mpi_alltoall_f08_, f08_alltoall, f8_fn, P8, A8, g)
+FORTRAN_NAME(mpi_alltoallv_f08_, f08_alltoallv, f10_fn, P10, A10, i)
+FORTRAN_NAME(mpi_ialltoall_f08_, f08_ialltoall, f9_fn, P9, A9, NULL)
+FORTRAN_NAME(mpi_ialltoallv_f08_, f08_ialltoallv, f11_fn, P11, A11, NULL)

@@ -41,6 +41,7 @@
 
 #include <mpi.h>
 
+#include "ibnet_a2a_host.h"
 #include "ibnet_a2a_settings.h"
 #include "ibnet_a2a_types.h"
 #include "ibnet_job_vars.h"
@@ -55,7 +56,10 @@ enum { TAG_LOCAL = 1, TAG_CREDIT = 2, TAG_DATA = 3 };
 enum route {
 	PACED,
 	OFF,		/* SLURM_IBNET_ALLTOALL_PACED=0, a bad setting, or the user's MPI choice */
-	THREADS,	/* MPI_THREAD_MULTIPLE: collectives may run concurrently */
+	THREADS,	/* MPI_THREAD_MULTIPLE on a rank: collectives may run concurrently */
+	NO_BUILD,	/* a rank of the communicator has no paced build (ibnet_a2a_agree.c) */
+	SETTINGS_DIFFER,	/* the ranks' settings differ */
+	NOT_AGREED,	/* the ranks' agreement itself failed */
 	INTERCOMM,
 	ONE_RANK,	/* a communicator of one rank: a copy, nothing on the wire */
 	IN_PLACE,
@@ -72,7 +76,9 @@ enum route {
 	ROUTES
 };
 static const char *const route_name[ROUTES] = {
-	"paced", "switched off", "MPI_THREAD_MULTIPLE", "inter-communicator", "one rank",
+	"paced", "switched off", "MPI_THREAD_MULTIPLE", "a rank without the paced build",
+	"settings that differ between ranks", "no agreement between ranks",
+	"inter-communicator", "one rank",
 	"MPI_IN_PLACE", "below the threshold", "all ranks on one node", "a block of 2 GiB or more",
 	"out of memory", "non-blocking (the MPI's own)",
 };
@@ -84,12 +90,53 @@ static const char *const kind_name[KINDS] = {
 };
 static unsigned long served[KINDS][ROUTES];
 
+/* Count one call; atomic, as calls on different communicators may run at once. */
+static void count(enum kind k, enum route r)
+{
+	__atomic_fetch_add(&served[k][r], 1, __ATOMIC_RELAXED);
+}
+
+/* The dispatcher's help: the MPI's own symbols, and the ranks' agreement. */
+static const struct ibnet_a2a_host *host;
+
+EXPORT void ibnet_a2a_attach(const struct ibnet_a2a_host *h)
+{
+	host = h;
+}
+
+/* A communicator as the agreement takes it: its handle's bytes, zero-extended. */
+static uintptr_t handle_of(MPI_Comm comm)
+{
+	uintptr_t word = 0;
+
+	memcpy(&word, &comm, sizeof(comm));
+	return word;
+}
+
+/* The route of a verdict that is not to pace. */
+static enum route verdict_route(enum ibnet_a2a_verdict v)
+{
+	switch (v) {
+	case IBNET_A2A_DIFFER_BUILD:
+		return NO_BUILD;
+	case IBNET_A2A_DIFFER_THREADS:
+		return THREADS;
+	case IBNET_A2A_DIFFER_SETTINGS:
+		return SETTINGS_DIFFER;
+	case IBNET_A2A_NOT_AGREED:
+	default:
+		return NOT_AGREED;
+	}
+}
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static bool enabled;
 static bool report;
 static struct ibnet_a2a_settings settings;
 static int keyval = MPI_KEYVAL_INVALID;
 static int world_rank = -1;
+/* The process that read the settings: a fork()ed child that exits leaves no tally. */
+static pid_t settings_pid;
 /*
  * The largest block (bytes one rank sends one other) the scheme takes. Its
  * local sends and receives, packing and unpacking pass a block's bytes as an
@@ -244,6 +291,8 @@ static void at_exit(void)
 	unsigned long total = 0;
 	int k;
 
+	if (getpid() != settings_pid)
+		return;
 	for (k = 0; k < KINDS; k++)
 		total += calls_of((enum kind)k);
 	if (!total)
@@ -288,6 +337,7 @@ static void read_settings(void)
 	int k;
 
 	ibnet_a2a_settings_default(&settings);
+	settings_pid = getpid();
 	enabled = true;
 	report = ibnet_flag_on(getenv(IBNET_A2A_ENV_REPORT));
 	atexit(at_exit);
@@ -490,17 +540,20 @@ static void init_once(void)
 }
 
 /* Checks every rank of a collective reaches alike (the standard requires
- * MPI_IN_PLACE on all ranks or none, and equal type signatures). */
+ * MPI_IN_PLACE on all ranks or none, and equal type signatures; the
+ * agreement makes the process's own inputs alike). */
 static enum route common_route(MPI_Comm comm, const void *sendbuf)
 {
-	int inter = 0, size = 0, provided = MPI_THREAD_SINGLE;
+	enum ibnet_a2a_verdict verdict;
+	int inter = 0, size = 0;
 
 	pthread_once(&once, init_once);
+	/* First, on every rank: what a process decides alone, agreed (thread
+	 * level, settings, the build's presence: ibnet_a2a_agree.c). */
+	if ((verdict = host->agree(handle_of(comm))) != IBNET_A2A_AGREED)
+		return verdict_route(verdict);
 	if (!enabled)
 		return OFF;
-	PMPI_Query_thread(&provided);
-	if (provided == MPI_THREAD_MULTIPLE)
-		return THREADS;
 	PMPI_Comm_test_inter(comm, &inter);
 	if (inter)
 		return INTERCOMM;
@@ -1051,7 +1104,7 @@ EXPORT int ibnet_a2a_alltoall(const void *sendbuf, int sendcount, MPI_Datatype s
 		route = size_route(ci, (unsigned long)(sendcount < 0 ? 0 : sendcount) *
 				   (unsigned long)tsize);
 	}
-	served[ALLTOALL][route]++;
+	count(ALLTOALL, route);
 	if (route != PACED)
 		return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	rc = run_paced(ci, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL,
@@ -1081,7 +1134,7 @@ EXPORT int ibnet_a2a_alltoallv(const void *sendbuf, const int *sendcounts, const
 			return report_failure(comm, rc);
 		route = size_route(ci, most);
 	}
-	served[ALLTOALLV][route]++;
+	count(ALLTOALLV, route);
 	if (route != PACED)
 		return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
 				      rdispls, recvtype, comm);
@@ -1106,7 +1159,7 @@ EXPORT int ibnet_a2a_ialltoall(const void *sendbuf, int sendcount, MPI_Datatype 
 			       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
 			       MPI_Request *request)
 {
-	served[IALLTOALL][nonblocking_route()]++;
+	count(IALLTOALL, nonblocking_route());
 	return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
 			      request);
 }
@@ -1116,7 +1169,7 @@ EXPORT int ibnet_a2a_ialltoallv(const void *sendbuf, const int *sendcounts, cons
 				const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm,
 				MPI_Request *request)
 {
-	served[IALLTOALLV][nonblocking_route()]++;
+	count(IALLTOALLV, nonblocking_route());
 	return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
 			       rdispls, recvtype, comm, request);
 }
@@ -1146,7 +1199,7 @@ typedef void (*f_ialltoallv_fn)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void
 /* The MPI's own Fortran routine of that name (its profiling name: pmpi_...). */
 static void *mpis_own(const char *name)
 {
-	return dlsym(RTLD_DEFAULT, name);
+	return host->own(name);
 }
 
 #ifdef OPEN_MPI
@@ -1156,22 +1209,45 @@ static void *mpis_own(const char *name)
  * "bind(C, name=...)" to the mangled mpi_fortran_in_place
  * (ompi/mpi/fortran/base/gen-mpi-mangling.pl, mpif-f08-types.h).
  */
+static const char *const sentinel_names[] = {
+	"mpi_fortran_in_place", "mpi_fortran_in_place_", "mpi_fortran_in_place__",
+	"MPI_FORTRAN_IN_PLACE", "mpi_fortran_bottom", "mpi_fortran_bottom_",
+	"mpi_fortran_bottom__", "MPI_FORTRAN_BOTTOM",
+};
+#define SENTINELS (sizeof(sentinel_names) / sizeof(sentinel_names[0]))
+static void *sentinel[SENTINELS];
+static pthread_once_t sentinels_once = PTHREAD_ONCE_INIT;
+
+/* Looked up once: a name the MPI lacks costs a walk over every loaded object. */
+static void find_sentinels(void)
+{
+	size_t i;
+
+	for (i = 0; i < SENTINELS; i++)
+		sentinel[i] = host->find(sentinel_names[i]);
+}
+
 static bool fortran_sentinel(const void *buf)
 {
-	static const char *const names[] = {
-		"mpi_fortran_in_place", "mpi_fortran_in_place_", "mpi_fortran_in_place__",
-		"MPI_FORTRAN_IN_PLACE", "mpi_fortran_bottom", "mpi_fortran_bottom_",
-		"mpi_fortran_bottom__", "MPI_FORTRAN_BOTTOM", NULL,
-	};
-	int i;
+	size_t i;
 
-	for (i = 0; names[i]; i++) {
-		void *p = dlsym(RTLD_DEFAULT, names[i]);
-
-		if (p && p == buf)
+	pthread_once(&sentinels_once, find_sentinels);
+	for (i = 0; i < SENTINELS; i++)
+		if (sentinel[i] && sentinel[i] == buf)
 			return true;
-	}
 	return false;
+}
+
+/*
+ * Every rank first joins the ranks' agreement on the communicator, as the
+ * C entry does: a rank whose Fortran call is handed over below (in place)
+ * still meets the others there. The verdict, when not to pace, is the route.
+ */
+static enum route fortran_agree(MPI_Fint *comm)
+{
+	enum ibnet_a2a_verdict v = host->agree(handle_of(PMPI_Comm_f2c(*comm)));
+
+	return v == IBNET_A2A_AGREED ? IN_PLACE : verdict_route(v);
 }
 #endif
 
@@ -1188,7 +1264,8 @@ static void f_alltoall(const char *own, void *sb, MPI_Fint *sc, MPI_Fint *st, vo
 			*ierr = err;
 		return;
 	}
-	served[ALLTOALL][IN_PLACE]++;	/* Fortran's MPI_IN_PLACE (or MPI_BOTTOM) */
+	/* Fortran's MPI_IN_PLACE (or MPI_BOTTOM), or a call the ranks agreed to hand over */
+	count(ALLTOALL, fortran_agree(comm));
 #endif
 	((f_alltoall_fn)mpis_own(own))(sb, sc, st, rb, rc, rt, comm, ierr);
 }
@@ -1206,7 +1283,7 @@ static void f_alltoallv(const char *own, void *sb, MPI_Fint *sc, MPI_Fint *sd, M
 			*ierr = err;
 		return;
 	}
-	served[ALLTOALLV][IN_PLACE]++;
+	count(ALLTOALLV, fortran_agree(comm));
 #endif
 	((f_alltoallv_fn)mpis_own(own))(sb, sc, sd, st, rb, rc, rd, rt, comm, ierr);
 }
@@ -1220,7 +1297,7 @@ static void f_ialltoall(const char *own, void *sb, MPI_Fint *sc, MPI_Fint *st, v
 			MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr)
 {
 #ifdef OPEN_MPI
-	served[IALLTOALL][nonblocking_route()]++;
+	count(IALLTOALL, nonblocking_route());
 #endif
 	((f_ialltoall_fn)mpis_own(own))(sb, sc, st, rb, rc, rt, comm, req, ierr);
 }
@@ -1230,7 +1307,7 @@ static void f_ialltoallv(const char *own, void *sb, MPI_Fint *sc, MPI_Fint *sd, 
 			 MPI_Fint *req, MPI_Fint *ierr)
 {
 #ifdef OPEN_MPI
-	served[IALLTOALLV][nonblocking_route()]++;
+	count(IALLTOALLV, nonblocking_route());
 #endif
 	((f_ialltoallv_fn)mpis_own(own))(sb, sc, sd, st, rb, rc, rd, rt, comm, req, ierr);
 }
