@@ -66,6 +66,12 @@ enum route {
 	BELOW,		/* the bytes converging on a node's port stay below the threshold */
 	ONE_NODE,	/* every rank on one node: shared memory, no port to pace */
 	BIG_BLOCK,	/* a block over block_limit: our calls count bytes in an int */
+	/*
+	 * An erroneous call: a block's bytes as sent differ from its bytes as
+	 * received. The MPI's own reports it as it does (MPI_ERR_TRUNCATE);
+	 * the paced scheme would wait for bytes that never come.
+	 */
+	SIZES_DIFFER,
 	NO_MEMORY,	/* a rank could not allocate the communicator's layout */
 	/*
 	 * MPI_Ialltoall(v): pacing needs the exchange to advance while the
@@ -80,7 +86,7 @@ static const char *const route_name[ROUTES] = {
 	"settings that differ between ranks", "no agreement between ranks",
 	"inter-communicator", "one rank",
 	"MPI_IN_PLACE", "below the threshold", "all ranks on one node", "a block of 2 GiB or more",
-	"out of memory", "non-blocking (the MPI's own)",
+	"send and receive sizes that differ", "out of memory", "non-blocking (the MPI's own)",
 };
 
 /* The calls we take, one line each in the report. */
@@ -160,8 +166,10 @@ static unsigned long block_limit = INT_MAX;
  *     of the scheme returns MPI_ERR_OTHER without being posted.
  *   SLURM_IBNET_ALLTOALL_TEST_NO_MEMORY=R: rank R of each new communicator
  *     takes its layout's allocation as failed.
+ *   SLURM_IBNET_ALLTOALL_TEST_NO_SCRATCH=R: rank R of a paced call takes the
+ *     call's own allocation as failed.
  */
-static int test_ranks_per_node, test_no_memory_rank = -1;
+static int test_ranks_per_node, test_no_memory_rank = -1, test_no_scratch_rank = -1;
 /* Communicator state made and freed, said at exit with the report. */
 static unsigned long test_infos_made, test_infos_freed;
 /* The most requests one exchange had posted at once (slots handed out). */
@@ -182,6 +190,13 @@ static void read_test_settings(void)
 		test_fail_at = strtoul(v, NULL, 10);
 	if ((v = getenv("SLURM_IBNET_ALLTOALL_TEST_NO_MEMORY")))
 		test_no_memory_rank = atoi(v);
+	if ((v = getenv("SLURM_IBNET_ALLTOALL_TEST_NO_SCRATCH")))
+		test_no_scratch_rank = atoi(v);
+}
+
+static bool test_no_scratch(int rank)
+{
+	return rank == test_no_scratch_rank;
 }
 
 static bool test_no_memory(MPI_Comm comm)
@@ -209,6 +224,12 @@ static bool injected_failure(void)
 static bool test_no_memory(MPI_Comm comm)
 {
 	(void)comm;
+	return false;
+}
+
+static bool test_no_scratch(int rank)
+{
+	(void)rank;
 	return false;
 }
 #endif
@@ -419,6 +440,22 @@ static int report_failure(MPI_Comm comm, int rc)
 }
 
 /*
+ * A call's own allocation failed on this rank after its route was taken:
+ * its peers are already exchanging with it and would wait for it forever if
+ * it returned. So the job ends here, with the reason, as MPI_ERRORS_ARE_FATAL
+ * would end it (what no MPI error handler can make safe).
+ */
+static void out_of_memory(const struct comm_info *ci, const char *what)
+{
+	char line[256];
+
+	snprintf(line, sizeof(line), "rank %d of %d: out of memory for %s in a paced all-to-all; "
+		 "its peers are waiting for it, so the job ends here", ci->rank, ci->size, what);
+	say(line);
+	PMPI_Abort(ci->priv, MPI_ERR_NO_MEM);
+}
+
+/*
  * Collective over comm: every rank of comm calls it on the same call.
  * MPI_SUCCESS with *out set, or with *out NULL on every rank when any is
  * out of memory (the call is handed over); otherwise a failed call's code,
@@ -531,10 +568,53 @@ out:
 	return rc;
 }
 
+/*
+ * MPI_Alltoallv's sizes, checked by every rank at the cost of the one
+ * allreduce the call already made for its largest block. Each block is
+ * hashed with its sender, receiver and bytes once by its sender and once by
+ * its receiver; the XOR over all ranks is 0 when every block is received as
+ * large as it is sent, and otherwise not (but for a 2^-64 chance).
+ */
+struct sizes_check {
+	unsigned long most;	/* the largest block sent: MPI_MAX */
+	unsigned long pairs;	/* XOR of pair_hash */
+};
+static MPI_Datatype sizes_check_type = MPI_DATATYPE_NULL;
+static MPI_Op sizes_check_op = MPI_OP_NULL;
+
+static unsigned long mix64(unsigned long x)	/* splitmix64's finaliser */
+{
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ul;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebul;
+	return x ^ (x >> 31);
+}
+
+static unsigned long pair_hash(int from, int to, unsigned long bytes)
+{
+	return mix64(mix64(((unsigned long)(unsigned)from << 32) | (unsigned)to) ^ bytes);
+}
+
+static void sizes_check_combine(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+	const struct sizes_check *a = in;
+	struct sizes_check *b = inout;
+	int i;
+
+	(void)type;
+	for (i = 0; i < *len; i++) {
+		if (a[i].most > b[i].most)
+			b[i].most = a[i].most;
+		b[i].pairs ^= a[i].pairs;
+	}
+}
+
 static void init_once(void)
 {
 	read_settings();
 	read_test_settings();
+	PMPI_Type_contiguous(2, MPI_UNSIGNED_LONG, &sizes_check_type);
+	PMPI_Type_commit(&sizes_check_type);
+	PMPI_Op_create(sizes_check_combine, 1, &sizes_check_op);
 	PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_info, &keyval, NULL);
 	PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
 }
@@ -670,7 +750,7 @@ static int ev_post(struct events *e, int kind, int peer, const void *buf, int n,
 	int i = ev_slot(e), rc;
 
 	if (i < 0)
-		return MPI_ERR_NO_MEM;
+		return MPI_ERR_NO_MEM;	/* paced_exchange ends the job (out_of_memory) */
 	if (injected_failure())
 		rc = MPI_ERR_OTHER;
 	else if (kind == EV_SEND)
@@ -806,7 +886,7 @@ static int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint
 
 	sp.unsent = calloc((size_t)ci->nnodes, sizeof(int));
 	if (!sent || !credit_in || !order || !sp.unsent)
-		goto out;
+		out_of_memory(ci, "its schedule");
 	nlocal = ci->node_start[mynode + 1] - ci->node_start[mynode];
 	/*
 	 * The node's ranks share its window: each grants window/nlocal bytes,
@@ -926,6 +1006,8 @@ out:
 	if (ev.n > test_most_slots)
 		test_most_slots = ev.n;
 #endif
+	if (rc == MPI_ERR_NO_MEM)
+		out_of_memory(ci, "its requests");
 	if (rc != MPI_SUCCESS)
 		ev_abandon(&ev);
 	free(sent);
@@ -1030,12 +1112,12 @@ static int run_paced(struct comm_info *ci, const void *sendbuf, const int *scoun
 		     const int *rcounts, const int *rdispls, int rcount, MPI_Datatype rtype)
 {
 	struct side s = { 0 }, r = { 0 };
-	int rc = MPI_ERR_NO_MEM;
+	int rc = MPI_SUCCESS;
 
-	if (side_layout(&s, ci->size, scounts, sdispls, scount, stype, sendbuf) < 0 ||
+	if (test_no_scratch(ci->rank) ||
+	    side_layout(&s, ci->size, scounts, sdispls, scount, stype, sendbuf) < 0 ||
 	    side_layout(&r, ci->size, rcounts, rdispls, rcount, rtype, recvbuf) < 0)
-		goto out;
-	rc = MPI_SUCCESS;
+		out_of_memory(ci, "its buffer layout (and scratch, for a non-contiguous type)");
 	if (s.scratch)
 		rc = side_copy(&s, true, ci->priv, ci->size, scounts, sdispls, scount, stype,
 			       sendbuf);
@@ -1053,7 +1135,6 @@ static int run_paced(struct comm_info *ci, const void *sendbuf, const int *scoun
 	if (rc == MPI_SUCCESS && r.scratch)
 		rc = side_copy(&r, false, ci->priv, ci->size, rcounts, rdispls, rcount, rtype,
 			       recvbuf);
-out:
 	side_free(&s);
 	side_free(&r);
 	return rc;
@@ -1094,15 +1175,20 @@ EXPORT int ibnet_a2a_alltoall(const void *sendbuf, int sendcount, MPI_Datatype s
 {
 	enum route route;
 	struct comm_info *ci;
-	int tsize = 0, rc;
+	int tsize = 0, rsize = 0, rc;
 
 	if ((rc = comm_route(comm, sendbuf, &route, &ci)) != MPI_SUCCESS)
 		return rc;	/* reported */
 	if (route == PACED) {
+		unsigned long sbytes, rbytes;
+
 		PMPI_Type_size(sendtype, &tsize);
-		/* Equal on every rank: the type signatures must match. */
-		route = size_route(ci, (unsigned long)(sendcount < 0 ? 0 : sendcount) *
-				   (unsigned long)tsize);
+		PMPI_Type_size(recvtype, &rsize);
+		sbytes = (unsigned long)(sendcount < 0 ? 0 : sendcount) * (unsigned long)tsize;
+		rbytes = (unsigned long)(recvcount < 0 ? 0 : recvcount) * (unsigned long)rsize;
+		/* Equal on every rank (the type signatures must match), so each
+		 * rank sees an erroneous call as erroneous alike. */
+		route = sbytes != rbytes ? SIZES_DIFFER : size_route(ci, sbytes);
 	}
 	count(ALLTOALL, route);
 	if (route != PACED)
@@ -1118,21 +1204,32 @@ EXPORT int ibnet_a2a_alltoallv(const void *sendbuf, const int *sendcounts, const
 {
 	enum route route;
 	struct comm_info *ci;
-	unsigned long most = 0;
-	int tsize = 0, i, rc;
+	int tsize = 0, rsize = 0, i, rc;
 
 	if ((rc = comm_route(comm, sendbuf, &route, &ci)) != MPI_SUCCESS)
 		return rc;	/* reported */
 	if (route == PACED) {
-		/* Counts differ by rank: agree on the largest pair, one small allreduce. */
+		/*
+		 * Counts differ by rank: agree on the largest pair, and check that
+		 * every block is received as large as it is sent, in one small
+		 * allreduce (check_op: the maximum, and the XOR of pair hashes).
+		 */
+		struct sizes_check c = { 0, 0 };
+
 		PMPI_Type_size(sendtype, &tsize);
-		for (i = 0; i < ci->size; i++)
-			if ((unsigned long)sendcounts[i] * (unsigned long)tsize > most)
-				most = (unsigned long)sendcounts[i] * (unsigned long)tsize;
-		rc = PMPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UNSIGNED_LONG, MPI_MAX, ci->priv);
+		PMPI_Type_size(recvtype, &rsize);
+		for (i = 0; i < ci->size; i++) {
+			unsigned long sb = (unsigned long)sendcounts[i] * (unsigned long)tsize;
+			unsigned long rb = (unsigned long)recvcounts[i] * (unsigned long)rsize;
+
+			if (sb > c.most)
+				c.most = sb;
+			c.pairs ^= pair_hash(ci->rank, i, sb) ^ pair_hash(i, ci->rank, rb);
+		}
+		rc = PMPI_Allreduce(MPI_IN_PLACE, &c, 1, sizes_check_type, sizes_check_op, ci->priv);
 		if (rc != MPI_SUCCESS)
 			return report_failure(comm, rc);
-		route = size_route(ci, most);
+		route = c.pairs ? SIZES_DIFFER : size_route(ci, c.most);
 	}
 	count(ALLTOALLV, route);
 	if (route != PACED)

@@ -518,6 +518,26 @@ quiet_ompi() {
 		-x SLURM_IBNET_ALLTOALL=paced "$@"
 }
 
+# A call's own allocation (its layout, scratch for a non-contiguous type)
+# fails on one rank after every rank took the paced route: the peers are
+# already exchanging with it, so returning would leave them waiting. The
+# job ends at once with the reason; 0.8.0 returned MPI_ERR_NO_MEM on that
+# rank and its peers hung (here: until the timeout).
+@test "out of memory inside a paced call on one rank: the job ends at once with the reason, no rank waits, Open MPI and MPICH" {
+	local start
+	start=$SECONDS
+	TIMEOUT=60 EXTRA=SLURM_IBNET_ALLTOALL_TEST_NO_SCRATCH=1 run ompi 4 1 "$BUILD/tests/a2a_check.openmpi" 5 20
+	assert_failure
+	[ "$status" -ne 124 ]	# ended, not timed out
+	assert_output --partial 'spank-ibnet alltoall: rank 1 of 4: out of memory for its buffer layout'
+	assert_output --partial 'its peers are waiting for it, so the job ends here'
+	TIMEOUT=60 EXTRA=SLURM_IBNET_ALLTOALL_TEST_NO_SCRATCH=2 run mpich 4 1 "$BUILD/tests/a2a_check.mpich" 5 20
+	assert_failure
+	[ "$status" -ne 124 ]
+	assert_output --partial 'spank-ibnet alltoall: rank 2 of 4: out of memory for its buffer layout'
+	[ $((SECONDS - start)) -lt 100 ]
+}
+
 @test "asked for the paced scheme and none was paced: rank 0 says why without a report; REPORT=0 silences it; a paced call does" {
 	# 4 KiB per pair on 4 nodes: 12 KiB converge on a port, under the default threshold.
 	run quiet_ompi 4 -x SLURM_IBNET_ALLTOALL_THRESHOLD=16k "$BUILD/tests/a2a_check.openmpi" 5 10 4096
