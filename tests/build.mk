@@ -73,6 +73,11 @@ $(B)/tests/a2a_hazard.%: tests/programs/a2a_hazard.c
 $(B)/tests/a2a_nonblocking.%: tests/programs/a2a_nonblocking.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
+# Correctness (tests/unit/alltoall-correctness.bats): the datatype matrix.
+programs: $(B)/tests/a2a_types.openmpi $(B)/tests/a2a_types.mpich
+$(B)/tests/a2a_types.%: tests/programs/a2a_types.c
+	mkdir -p $(B)/tests
+	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
 # MPICH's "use mpi" declares no interfaces: gfortran warns of the mixed
 # argument ranks MPI_IN_PLACE brings (-w); Open MPI's ignores them.
 $(B)/tests/a2a_fortran.%: tests/programs/a2a_fortran.f90
