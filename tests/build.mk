@@ -78,6 +78,11 @@ programs: $(B)/tests/a2a_types.openmpi $(B)/tests/a2a_types.mpich
 $(B)/tests/a2a_types.%: tests/programs/a2a_types.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
+# Ranks that may route alike or not (MPMD), and sizes that disagree.
+programs: $(B)/tests/a2a_mpmd.openmpi $(B)/tests/a2a_mpmd.mpich
+$(B)/tests/a2a_mpmd.%: tests/programs/a2a_mpmd.c
+	mkdir -p $(B)/tests
+	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
 # An MPI loaded RTLD_LOCAL, as Python extensions are: a host with no libmpi
 # (one for both MPIs) and a module linked to each MPI.
 programs: $(B)/tests/dl_host $(B)/tests/dl_module.openmpi.so $(B)/tests/dl_module.mpich.so
