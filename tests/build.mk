@@ -73,9 +73,32 @@ $(B)/tests/a2a_hazard.%: tests/programs/a2a_hazard.c
 $(B)/tests/a2a_nonblocking.%: tests/programs/a2a_nonblocking.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
+# Correctness (tests/unit/alltoall-correctness.bats): the datatype matrix.
+programs: $(B)/tests/a2a_types.openmpi $(B)/tests/a2a_types.mpich
+$(B)/tests/a2a_types.%: tests/programs/a2a_types.c
+	mkdir -p $(B)/tests
+	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
+# Ranks that may route alike or not (MPMD), and sizes that disagree.
+programs: $(B)/tests/a2a_mpmd.openmpi $(B)/tests/a2a_mpmd.mpich
+$(B)/tests/a2a_mpmd.%: tests/programs/a2a_mpmd.c
+	mkdir -p $(B)/tests
+	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
+# An MPI loaded RTLD_LOCAL, as Python extensions are: a host with no libmpi
+# (one for both MPIs) and a module linked to each MPI.
+programs: $(B)/tests/dl_host $(B)/tests/dl_module.openmpi.so $(B)/tests/dl_module.mpich.so
+$(B)/tests/dl_host: tests/programs/dl_host.c
+	mkdir -p $(B)/tests
+	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $< -ldl
+$(B)/tests/dl_module.%.so: tests/programs/dl_module.c
+	mkdir -p $(B)/tests
+	mpicc.$* -O2 -Wall -Wextra -Werror -fPIC -shared -o $@ $<
 # MPICH's "use mpi" declares no interfaces: gfortran warns of the mixed
 # argument ranks MPI_IN_PLACE brings (-w); Open MPI's ignores them.
 $(B)/tests/a2a_fortran.%: tests/programs/a2a_fortran.f90
+	mkdir -p $(B)/tests
+	mpif90.$* -O2 -w -J $(B)/tests -o $@ $<
+programs: $(B)/tests/a2a_types_f.openmpi $(B)/tests/a2a_types_f.mpich
+$(B)/tests/a2a_types_f.%: tests/programs/a2a_types_f.f90
 	mkdir -p $(B)/tests
 	mpif90.$* -O2 -w -J $(B)/tests -o $@ $<
 # use mpi_f08 declares every interface: no warning to silence.

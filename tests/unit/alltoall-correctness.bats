@@ -1,0 +1,210 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The paced all-to-all must be correct for every legal program (issue 26):
+# no wrong byte (C1: datatypes whose memory order is not their type map's),
+# no crash (H1: an MPI opened RTLD_LOCAL, as Python extensions open theirs),
+# no hang when ranks could choose different routes (H2: thread levels,
+# settings, a missing per-MPI build, in MPMD launches), and an error, not a
+# hang, for a program whose send and receive sizes disagree (L2).
+#
+# Simulated: MPI sees this machine as one node, and a job whose ranks are
+# all on one node is handed to the MPI's own all-to-all. So the test builds
+# (build/tests/, `make programs`) run with
+# SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE=K, which groups each K consecutive
+# ranks into a pretend node, and SLURM_IBNET_ALLTOALL_THRESHOLD=0, so every
+# call of 1 KiB per pair or more (IBNET_A2A_PAIR_MIN) is paced. Every
+# comparison is against the MPI's own routine (PMPI_Alltoall/v) in the same
+# process, or against what each sender wrote. Every launch runs under
+# timeout: a hang is a failure (status 124), not a stuck suite.
+
+load ../helpers/common
+
+A2A_TEST=$BUILD/tests/libibnet-alltoall.so
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# ompi NP RANKS_PER_NODE PROGRAM ARGS...: a real Open MPI run with the test
+# preload (PRELOAD= another), killed after TIMEOUT seconds (120); EXTRA=VAR=VALUE
+# one more variable.
+ompi() {
+	local np=$1 rpn=$2
+	shift 2
+	timeout "${TIMEOUT:-120}" mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np "$np" \
+		-x LD_PRELOAD="${PRELOAD:-$A2A_TEST}" -x SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE="$rpn" \
+		-x SLURM_IBNET_ALLTOALL_THRESHOLD="${THRESHOLD:-0}" -x SLURM_IBNET_ALLTOALL_REPORT=1 \
+		${EXTRA:+-x "$EXTRA"} "$@"
+}
+
+mpich() {
+	local np=$1 rpn=$2
+	shift 2
+	timeout "${TIMEOUT:-120}" mpiexec.mpich -n "$np" -env LD_PRELOAD "${PRELOAD:-$A2A_TEST}" \
+		-env SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE "$rpn" \
+		-env SLURM_IBNET_ALLTOALL_THRESHOLD "${THRESHOLD:-0}" -env SLURM_IBNET_ALLTOALL_REPORT 1 \
+		${EXTRA:+-env "${EXTRA%%=*}" "${EXTRA#*=}"} "$@"
+}
+
+# mpmd MPI RPN 'VAR=VALUE...' 'ARGS' 'VAR=VALUE...' 'ARGS': a2a_mpmd in two
+# app contexts of two ranks each, each with its own environment (given by
+# env(1): the one way both launchers honour per context) and arguments,
+# killed after TIMEOUT seconds (60). Neither gets LD_PRELOAD unless its
+# variables say so. Values and paths must not hold blanks.
+mpmd() {
+	local mpi=$1 rpn=$2 env1=$3 args1=$4 env2=$5 args2=$6 prog
+	if [ "$mpi" = ompi ]; then
+		prog=$BUILD/tests/a2a_mpmd.openmpi
+		# shellcheck disable=SC2086 # the variables and arguments are word lists
+		timeout "${TIMEOUT:-60}" mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp \
+			-x SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE="$rpn" -x SLURM_IBNET_ALLTOALL_THRESHOLD=0 \
+			-x SLURM_IBNET_ALLTOALL_REPORT=1 \
+			-np 2 env $env1 "$prog" $args1 : -np 2 env $env2 "$prog" $args2
+	else
+		prog=$BUILD/tests/a2a_mpmd.mpich
+		# shellcheck disable=SC2086
+		timeout "${TIMEOUT:-60}" mpiexec.mpich -genv SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE "$rpn" \
+			-genv SLURM_IBNET_ALLTOALL_THRESHOLD 0 -genv SLURM_IBNET_ALLTOALL_REPORT 1 \
+			-n 2 env $env1 "$prog" $args1 : -n 2 env $env2 "$prog" $args2
+	fi
+}
+
+# mpmd_right: the last run finished, every rank's data right.
+mpmd_right() {
+	assert_success
+	assert_line 'MPMD ranks=4 failures=0'
+	[ "$(grep -c '^MPMD rank [0-3]: [a-z]*, ok$' <<<"$output")" -eq 4 ]
+}
+
+# all_paced OUTPUT CALL N: rank 0's report says N calls of CALL, all paced.
+all_paced() {
+	grep -qx "spank-ibnet alltoall: rank 0: $2: $3 calls: $3 paced" <<<"$1" ||
+		{ echo "rank 0 did not pace all $3 $2 calls"; return 1; }
+}
+
+# types_right OUTPUT: a2a_types found nothing, and the paced scheme took every
+# call (issue 26: the raw path where provably the same bytes, everything
+# else packed; a call handed over would test the MPI against itself).
+types_right() {
+	local cases
+	cases=$(sed -n 's/^TYPES cases=\([0-9]*\) ranks=4 failures=0$/\1/p' <<<"$1")
+	[ -n "$cases" ] || { echo "a2a_types failed"; return 1; }
+	all_paced "$1" MPI_Alltoall $((cases / 2))
+	all_paced "$1" MPI_Alltoallv $((cases / 2))
+}
+
+@test "datatype matrix, Open MPI, 1 and 2 ranks per pretend node: MPI_Alltoall/v byte-identical to PMPI's for transposes, permuted structs, gaps, negative lower bounds, subarrays" {
+	local rpn
+	for rpn in 1 2; do
+		run ompi 4 "$rpn" "$BUILD/tests/a2a_types.openmpi"
+		echo "ranks per node: $rpn"
+		assert_success
+		types_right "$output"
+	done
+}
+
+@test "datatype matrix, MPICH, 1 and 2 ranks per pretend node: the same cases byte-identical" {
+	local rpn
+	for rpn in 1 2; do
+		run mpich 4 "$rpn" "$BUILD/tests/a2a_types.mpich"
+		echo "ranks per node: $rpn"
+		assert_success
+		types_right "$output"
+	done
+}
+
+@test "Fortran (use mpi): the transpose and the permuted struct against plain types, both ways, right on Open MPI and MPICH" {
+	local mpi rpn prog
+	for mpi in ompi mpich; do
+		prog=$BUILD/tests/a2a_types_f.${mpi/ompi/openmpi}
+		# Without the preload: what the program expects is what the MPI does.
+		if [ "$mpi" = ompi ]; then
+			run timeout 60 mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np 4 "$prog"
+		else
+			run timeout 60 mpiexec.mpich -n 4 "$prog"
+		fi
+		assert_success
+		assert_line 'TYPES_F cases=6 ranks=4 failures=0'
+		for rpn in 1 2; do
+			run "$mpi" 4 "$rpn" "$prog"
+			echo "$mpi, ranks per node: $rpn"
+			assert_success
+			assert_line 'TYPES_F cases=6 ranks=4 failures=0'
+			all_paced "$output" MPI_Alltoall 4
+			all_paced "$output" MPI_Alltoallv 2
+		done
+	done
+}
+
+# H1: dl_host has no libmpi; it opens dl_module (linked to libmpi) RTLD_LOCAL.
+# The preload's MPI_Alltoall is still the one the module calls.
+@test "an MPI opened RTLD_LOCAL (as Python extensions are): right data, no crash, paced, default and floor-only, Open MPI and MPICH" {
+	local mpi scheme
+	unset SLURM_IBNET_ALLTOALL	# mpiexec.mpich passes the whole environment on
+	for mpi in ompi mpich; do
+		for scheme in paced default unset; do
+			EXTRA=SLURM_IBNET_ALLTOALL=$scheme
+			[ "$scheme" = unset ] && EXTRA=
+			TIMEOUT=60 run "$mpi" 4 2 "$BUILD/tests/dl_host" "$BUILD/tests/dl_module.${mpi/ompi/openmpi}.so"
+			echo "$mpi, SLURM_IBNET_ALLTOALL $scheme: exit $status"
+			assert_success
+			[ "$(grep -c '^DLMODULE rank [0-3]: OK$' <<<"$output")" -eq 4 ]
+		done
+	done
+}
+
+@test "MPMD, MPI_THREAD_MULTIPLE on two ranks and SINGLE on two: completes with every byte right, Open MPI and MPICH, 1 and 2 ranks per node" {
+	local mpi rpn
+	for mpi in ompi mpich; do
+		# The control: alike, paced (the harness runs the scheme).
+		run mpmd "$mpi" 1 "LD_PRELOAD=$A2A_TEST" 'check single' "LD_PRELOAD=$A2A_TEST" 'check single'
+		mpmd_right
+		all_paced "$output" MPI_Alltoall 3
+		for rpn in 1 2; do
+			run mpmd "$mpi" "$rpn" "LD_PRELOAD=$A2A_TEST" 'check multiple' "LD_PRELOAD=$A2A_TEST" 'check single'
+			echo "$mpi, ranks per node $rpn: exit $status (124: a hang)"
+			mpmd_right
+		done
+	done
+}
+
+@test "MPMD, two ranks without the per-MPI build (the dispatcher alone in its directory): completes with every byte right, Open MPI and MPICH" {
+	local mpi lone=$BATS_TEST_TMPDIR/lone
+	mkdir "$lone"
+	cp "$A2A_TEST" "$lone/"
+	for mpi in ompi mpich; do
+		run mpmd "$mpi" 1 "LD_PRELOAD=$A2A_TEST" 'check single' "LD_PRELOAD=$lone/libibnet-alltoall.so" 'check single'
+		echo "$mpi: exit $status (124: a hang)"
+		mpmd_right
+		# The ranks without it said so, naming the build they lack.
+		assert_output --partial "$lone/libibnet-a2a-"
+	done
+}
+
+@test "MPMD, settings differing by rank (a threshold none reaches, SLURM_IBNET_ALLTOALL_PACED=0, a bad window): completes with every byte right, Open MPI and MPICH" {
+	local mpi setting
+	for mpi in ompi mpich; do
+		for setting in SLURM_IBNET_ALLTOALL_THRESHOLD=512m SLURM_IBNET_ALLTOALL_PACED=0 \
+			SLURM_IBNET_ALLTOALL_WINDOW=huge; do
+			run mpmd "$mpi" 1 "LD_PRELOAD=$A2A_TEST" 'check single' "LD_PRELOAD=$A2A_TEST $setting" 'check single'
+			echo "$mpi, $setting on ranks 2 and 3: exit $status (124: a hang)"
+			mpmd_right
+		done
+	done
+}
+
+# L2. The MPI's own returns MPI_ERR_TRUNCATE here (both MPIs, checked first
+# in each run, the reference); the preload must give an error too, not wait
+# for bytes that never come. a2a_mpmd aborts with 3 on an error.
+@test "an erroneous program sending 2048 bytes per pair to receives of 1024: an error, as the MPI's own gives, not a hang, Open MPI and MPICH" {
+	local mpi rpn call log=$BATS_TEST_TMPDIR/truncate
+	for mpi in ompi mpich; do
+		for rpn in 1 2; do
+			for call in pmpi mpi; do
+				rm -f "$log".*
+				TIMEOUT=60 run "$mpi" 4 "$rpn" "$BUILD/tests/a2a_mpmd.${mpi/ompi/openmpi}" truncate "$call" "$log"
+				echo "$mpi, ranks per node $rpn, $call: exit $status (124: a hang)"
+				[ "$status" -eq 3 ]
+				run cat "$log".*
+				assert_line --regexp "^TRUNCATE rank [0-3]: ${call^^}_Alltoall returned MPI_ERR_"
+			done
+		done
+	done
+}
