@@ -448,7 +448,7 @@ static int print_tally(const char *dir)
 	struct ibnet_tally tally = { 0 };
 	char line[1024];
 
-	if (ibnet_tally_collect(&tally, dir, 0) < 0) {
+	if (ibnet_tally_read(&tally, dir) < 0) {
 		fprintf(stderr, IBNET_PREFIX "--tally: cannot read the directory %s: %s\n", dir,
 			strerror(errno));
 		return 1;

@@ -17,6 +17,13 @@
 #define IBNET_PREFIX "spank-ibnet: "
 
 /*
+ * The longest line the plugin writes to a node's log, in bytes: a longer
+ * one is cut and ends in "..." (ibnet_log_cap), so no job can fill
+ * slurmd.log with what it puts in its environment.
+ */
+#define IBNET_LOG_LINE_MAX 1024
+
+/*
  * An error message. Messages quote user values shortened (see
  * ibnet_quote), so a fixed size is enough and never truncates a job.
  */

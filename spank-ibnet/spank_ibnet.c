@@ -69,7 +69,7 @@ static struct ibnet_step step;
 static bool step_planned;
 static struct ibnet_err step_err;
 /* A paced step's tally directory (IBNET_A2A_ENV_TALLY), made in user_init. */
-static char tally_dir[64];
+static struct ibnet_tally_dir tally_dir;
 
 static int _opt_transport(int val, const char *optarg, int remote);
 static int _opt_ordered(int val, const char *optarg, int remote);
@@ -349,32 +349,37 @@ static void make_tally_dir(spank_t sp)
 	    (had = job_getenv(env, IBNET_A2A_ENV_TALLY)) &&
 	    strncmp(had, TALLY_TEMPLATE, strlen(TALLY_TEMPLATE)) != 0)
 		return;
-	snprintf(tally_dir, sizeof(tally_dir), TALLY_TEMPLATE "XXXXXX");
-	if (!mkdtemp(tally_dir) || spank_setenv(sp, IBNET_A2A_ENV_TALLY, tally_dir, 1) !=
-	    ESPANK_SUCCESS) {
-		slurm_verbose(IBNET_PREFIX "no all-to-all tally for this step: %s: %m", tally_dir);
-		if (tally_dir[strlen(TALLY_TEMPLATE)] != 'X')
-			rmdir(tally_dir);
-		tally_dir[0] = '\0';
+	if (ibnet_tally_dir_make(&tally_dir, TALLY_TEMPLATE) < 0) {
+		slurm_verbose(IBNET_PREFIX "no all-to-all tally for this step: cannot make a "
+			      "directory " TALLY_TEMPLATE "XXXXXX: %m");
+		return;
+	}
+	if (spank_setenv(sp, IBNET_A2A_ENV_TALLY, tally_dir.path, 1) != ESPANK_SUCCESS) {
+		slurm_verbose(IBNET_PREFIX "no all-to-all tally for this step: %s not set",
+			      IBNET_A2A_ENV_TALLY);
+		ibnet_tally_dir_discard(&tally_dir);
 	}
 }
 
-/* The step's all-to-all counts, summed over its processes on this node. */
+/*
+ * The step's all-to-all counts, summed over its processes on this node, or
+ * that none reported; the directory goes only if it is still the one made.
+ */
 static void log_tally(spank_t sp)
 {
 	struct ibnet_tally tally = { 0 };
-	char name[128], line[1024];
+	char name[128], line[IBNET_LOG_LINE_MAX];
 
-	if (!tally_dir[0])
+	if (!tally_dir.path[0])
 		return;
-	if (ibnet_tally_collect(&tally, tally_dir, 1) == 0 && tally.files) {
-		step_name(sp, name, sizeof(name));
-		ibnet_tally_describe(&tally, line, sizeof(line));
-		slurm_info(IBNET_PREFIX "%s: all-to-all calls of %u process%s: %s%s", name,
-			   tally.files, tally.files == 1 ? "" : "es", line,
-			   tally.skipped ? " (some files were not counts and were skipped)" : "");
+	step_name(sp, name, sizeof(name));
+	if (ibnet_tally_collect(&tally, &tally_dir, line, sizeof(line)) < 0)
+		slurm_error(IBNET_PREFIX "%s: %s", name, line);
+	else {
+		ibnet_tally_log_line(&tally, tally_dir.path, line, sizeof(line));
+		slurm_info(IBNET_PREFIX "%s: %s", name, line);
 	}
-	tally_dir[0] = '\0';
+	tally_dir.path[0] = '\0';
 }
 
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
