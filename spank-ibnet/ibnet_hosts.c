@@ -427,7 +427,7 @@ static int do_linda_input(const struct ibnet_config *cfg, const struct ibnet_buf
 	int rc;
 
 	/* Hosts of the job already under IB names are kept as they are. */
-	if (ibnet_job_nodelist(process_getenv, NULL, &nodelist, &max, &ignored) == 0 && nodelist &&
+	if (ibnet_job_nodelist(process_getenv, NULL, &nodelist, &max, NULL, 0, &ignored) == 0 && nodelist &&
 	    ibnet_hostlist_expand(nodelist, &hosts, &ignored) == 0)
 		ibnet_rule_map(cfg->ib_rule, &hosts, &ib_hosts, &ignored);
 	free(nodelist);
