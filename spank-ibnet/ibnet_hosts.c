@@ -333,7 +333,13 @@ static int do_env(const struct ibnet_config *cfg, const struct ibnet_step_inputs
 	}
 	if (ibnet_step_plan(cfg, in, &step, err) < 0)
 		return -1;
-	fprintf(stderr, IBNET_PREFIX "%s\n", step.summary ? step.summary : "(out of memory)");
+	{
+		char line[IBNET_LOG_LINE_MAX];
+
+		/* The plugin's log line, capped as the plugin caps it. */
+		fprintf(stderr, "%s\n", ibnet_log_line(line, IBNET_PREFIX "%s",
+							step.summary ? step.summary : "(out of memory)"));
+	}
 	for (i = 0; i < step.plan.n; i++) {
 		if (step.plan.ops[i].value) {
 			printf("export %s=", step.plan.ops[i].name);

@@ -169,3 +169,26 @@ forged() {
 	assert_failure 1
 	assert_output "spank-ibnet: hostlist 'n[0-999999]' has more than 65536 hosts"
 }
+
+# managed N: plan an ipoib step whose SLURM_IBNET_MANAGED holds N entries of
+# variables that were since unset, within 1 s; prints the decision line (stderr).
+managed() {
+	local value
+	value=$(seq -f 'V%.0f:00000000' 0 $(($1 - 1)) | paste -sd,)
+	env -i PATH="$PATH" SLURM_JOB_NODELIST=c1-1 SLURM_IBNET_MANAGED="$value" bash -c '
+		timeout 1 "$0" --config "" --env --transport=ipoib --iface ib0 2>&1 >/dev/null' \
+		"$IBNET_HOSTS"
+}
+
+@test "a huge SLURM_IBNET_MANAGED is not read, in milliseconds, with a sentence; every log line stays under 1 KiB" {
+	# Issue 26, M3: 128 KB of it cost quadratic time and made a 1.2 MB line in slurmd.log.
+	run managed 8500	# 126 KB, near the kernel's limit for one variable
+	assert_success
+	assert_output "spank-ibnet: transport=ipoib (--transport), alltoall=default (default), interface ib0; 13 environment changes; SLURM_IBNET_MANAGED not read: longer than 8192 bytes, which spank-ibnet never writes; what an earlier step set is left as it is"
+	# Under the bound, each entry handed back says so, and the line is cut at 1 KiB with "...".
+	run managed 580	# 8 KB
+	assert_success
+	[ "${#output}" -eq 1023 ]
+	[[ "$output" == *'V0 was unset by the job after spank-ibnet set it'* ]]
+	[[ "$output" == *'...' ]]
+}
