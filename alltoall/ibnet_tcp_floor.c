@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "ibnet_a2a_settings.h"
+#include "ibnet_job_vars.h"
 
 #ifndef TCP_RTO_MIN_US
 #define TCP_RTO_MIN_US 45	/* Linux 6.15; Debian 12's headers predate it */
@@ -59,7 +60,7 @@ static void report(void)
 
 static void init(void)
 {
-	const char *v = getenv(IBNET_RTO_ENV_US), *r;
+	const char *v = getenv(IBNET_RTO_ENV_US);
 	unsigned long us;
 	char msg[160];
 
@@ -72,7 +73,7 @@ static void init(void)
 		return;
 	}
 	floor_us = (int)us;
-	if ((r = getenv(IBNET_A2A_ENV_REPORT)) && *r && (r[0] != '0' || r[1]))
+	if (ibnet_flag_on(getenv(IBNET_A2A_ENV_REPORT)))	/* as the paced all-to-all reads it */
 		atexit(report);
 }
 

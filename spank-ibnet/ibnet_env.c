@@ -69,7 +69,7 @@ int ibnet_env_plan_build(const struct ibnet_config *cfg, const struct ibnet_job 
 
 	if (network && job->nodelist) {
 		if (ibnet_hostlist_expand_max(job->nodelist, job->max_hosts ? job->max_hosts :
-					      IBNET_HOSTLIST_MAX, &hosts, err) < 0)
+					      IBNET_JOB_HOSTS_MAX, &hosts, err) < 0)
 			goto out;
 		if (job->transport == IBNET_TCP) {
 			net_hosts = hosts;
@@ -167,6 +167,10 @@ char *ibnet_env_plan_describe(const struct ibnet_job *job, const struct ibnet_en
 		snprintf(part, sizeof(part), "; %zu environment change%s", plan->n,
 			 plan->n == 1 ? "" : "s");
 		ibnet_buf_adds(&b, part);
+	}
+	if (job->nodes_note[0]) {
+		ibnet_buf_adds(&b, "; ");
+		ibnet_buf_adds(&b, job->nodes_note);
 	}
 	for (i = 0; i < plan->notes.n; i++) {
 		ibnet_buf_adds(&b, "; ");

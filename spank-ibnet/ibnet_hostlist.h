@@ -16,6 +16,14 @@
 /* More hosts than this in one expression is a typo, not a cluster. */
 #define IBNET_HOSTLIST_MAX (1u << 20)
 
+/*
+ * The most hosts a job's variables may name (SLURM_JOB_NODELIST, a
+ * heterogeneous job's components together): Slurm's own limit for one range,
+ * and 30 times the largest InfiniBand cluster. The job's variables are the
+ * user's to set, so this bounds what slurmstepd spends on them.
+ */
+#define IBNET_JOB_HOSTS_MAX 65536u
+
 /* Append the hosts of expr to out, in order. 0 on success. */
 int ibnet_hostlist_expand(const char *expr, struct ibnet_strvec *out,
 			  struct ibnet_err *err);

@@ -333,7 +333,13 @@ static int do_env(const struct ibnet_config *cfg, const struct ibnet_step_inputs
 	}
 	if (ibnet_step_plan(cfg, in, &step, err) < 0)
 		return -1;
-	fprintf(stderr, IBNET_PREFIX "%s\n", step.summary ? step.summary : "(out of memory)");
+	{
+		char line[IBNET_LOG_LINE_MAX];
+
+		/* The plugin's log line, capped as the plugin caps it. */
+		fprintf(stderr, "%s\n", ibnet_log_line(line, IBNET_PREFIX "%s",
+							step.summary ? step.summary : "(out of memory)"));
+	}
 	for (i = 0; i < step.plan.n; i++) {
 		if (step.plan.ops[i].value) {
 			printf("export %s=", step.plan.ops[i].name);
@@ -427,7 +433,7 @@ static int do_linda_input(const struct ibnet_config *cfg, const struct ibnet_buf
 	int rc;
 
 	/* Hosts of the job already under IB names are kept as they are. */
-	if (ibnet_job_nodelist(process_getenv, NULL, &nodelist, &max, &ignored) == 0 && nodelist &&
+	if (ibnet_job_nodelist(process_getenv, NULL, &nodelist, &max, NULL, 0, &ignored) == 0 && nodelist &&
 	    ibnet_hostlist_expand(nodelist, &hosts, &ignored) == 0)
 		ibnet_rule_map(cfg->ib_rule, &hosts, &ib_hosts, &ignored);
 	free(nodelist);
@@ -448,7 +454,7 @@ static int print_tally(const char *dir)
 	struct ibnet_tally tally = { 0 };
 	char line[1024];
 
-	if (ibnet_tally_collect(&tally, dir, 0) < 0) {
+	if (ibnet_tally_read(&tally, dir) < 0) {
 		fprintf(stderr, IBNET_PREFIX "--tally: cannot read the directory %s: %s\n", dir,
 			strerror(errno));
 		return 1;

@@ -34,7 +34,8 @@ struct ibnet_job {
 	bool tcp_rto_min_record;	/* asked by --tcp-rto-min: recorded for later steps */
 	/* The job's nodes (ibnet_step_plan) */
 	const char *nodelist;		/* NULL: no hosts */
-	unsigned long max_hosts;	/* how many the job has; 0: IBNET_HOSTLIST_MAX */
+	unsigned long max_hosts;	/* how many the job has; 0: IBNET_JOB_HOSTS_MAX */
+	char nodes_note[256];		/* variables not taken for the nodes, and why (log line) */
 	/* What this node has (ibnet_probe_job) */
 	const char *iface;		/* the interface to use; NULL for none */
 	char iface_found[IBNET_IFNAME_MAX];	/* what the probe found, where iface points */

@@ -172,6 +172,17 @@ void planner_undo_previous(struct planner *pl)
 
 	if (!managed)
 		return;
+	/* strnlen: the job's value may be megabytes, and each entry costs a search. */
+	if (strnlen(managed, IBNET_MANAGED_MAX + 1) > IBNET_MANAGED_MAX) {
+		char note[200];
+
+		snprintf(note, sizeof(note), IBNET_MANAGED_VAR " not read: longer than %d bytes, "
+			 "which spank-ibnet never writes; what an earlier step set is left as it is",
+			 IBNET_MANAGED_MAX);
+		planner_note(pl, note);
+		planner_put(pl, IBNET_MANAGED_VAR, NULL);
+		return;
+	}
 	if (ibnet_strvec_split(&entries, managed, ",") < 0) {
 		pl->nomem = true;
 		return;

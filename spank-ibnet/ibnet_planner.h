@@ -19,6 +19,12 @@
 #include "ibnet_env.h"
 
 #define IBNET_MANAGED_VAR "SLURM_IBNET_MANAGED"
+/*
+ * The longest SLURM_IBNET_MANAGED read back: the plugin writes some 30
+ * entries of at most 110 bytes. The job can set it to anything; a longer
+ * one is not read (a sentence says so) and the earlier step's variables stay.
+ */
+#define IBNET_MANAGED_MAX 8192
 #define IBNET_ORIG_PREFIX "SLURM_IBNET_ORIG_"
 
 struct planner {

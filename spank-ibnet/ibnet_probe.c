@@ -26,20 +26,33 @@
 
 static const char *const rspreload_search[] = { IBNET_RSPRELOAD_SEARCH, NULL };
 
+/*
+ * Can every job's user load this library? The probe runs as root, for whom
+ * access() says yes to a file no user can read; the loader, in the user's
+ * process, would then skip it. So: a plain file, readable by others.
+ */
+static bool readable_by_users(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & S_IROTH);
+}
+
 /* The librspreload found must also be one the gate covers (see below). */
 const char *ibnet_probe_rspreload(const struct ibnet_config *cfg, struct ibnet_err *err)
 {
 	int i;
 
 	if (cfg->rspreload) {
-		if (access(cfg->rspreload, R_OK) == 0)
+		if (readable_by_users(cfg->rspreload))
 			return ibnet_probe_rspreload_calls(cfg->rspreload, err) == 0 ? cfg->rspreload : NULL;
-		ibnet_err_set(err, IBNET_PREFIX "--transport=rsocket: librspreload not found at %s "
-			      "(plugstack.conf rspreload=)", cfg->rspreload);
+		ibnet_err_set(err, IBNET_PREFIX "--transport=rsocket: librspreload not found at %s, "
+			      "or not a file every user can read (plugstack.conf rspreload=)",
+			      cfg->rspreload);
 		return NULL;
 	}
 	for (i = 0; rspreload_search[i]; i++)
-		if (access(rspreload_search[i], R_OK) == 0)
+		if (readable_by_users(rspreload_search[i]))
 			return ibnet_probe_rspreload_calls(rspreload_search[i], err) == 0 ?
 			       rspreload_search[i] : NULL;
 	ibnet_err_set(err, IBNET_PREFIX "--transport=rsocket: librspreload not found on this node "
@@ -49,10 +62,11 @@ const char *ibnet_probe_rspreload(const struct ibnet_config *cfg, struct ibnet_e
 
 const char *ibnet_probe_rsgate(const struct ibnet_config *cfg, struct ibnet_err *err)
 {
-	if (access(cfg->rsgate, R_OK) == 0)
+	if (readable_by_users(cfg->rsgate))
 		return cfg->rsgate;
 	ibnet_err_set(err, IBNET_PREFIX "--transport=rsocket: the rsocket gate library is missing "
-		      "at %s (reinstall spank-ibnet, or set rsgate= in plugstack.conf)", cfg->rsgate);
+		      "at %s, or not a file every user can read (reinstall spank-ibnet, or set "
+		      "rsgate= in plugstack.conf)", cfg->rsgate);
 	return NULL;
 }
 
@@ -199,11 +213,11 @@ int ibnet_probe_job(const struct ibnet_config *cfg, struct ibnet_job *job, struc
 	job->alltoall_path = NULL;
 	job->tcp_rto_floor_us = 0;
 	job->tcp_rto_why_not[0] = '\0';
-	if ((paced || job->tcp_rto_min_us) && cfg->alltoall_lib && access(cfg->alltoall_lib, R_OK) == 0)
+	if ((paced || job->tcp_rto_min_us) && cfg->alltoall_lib && readable_by_users(cfg->alltoall_lib))
 		job->alltoall_path = cfg->alltoall_lib;
 	if (job->tcp_rto_min_us && !job->alltoall_path)
 		snprintf(job->tcp_rto_why_not, sizeof(job->tcp_rto_why_not), "its preload %s is not "
-			 "on this node", cfg->alltoall_lib ? cfg->alltoall_lib : "(alltoall_lib=none)");
+			 "on this node, or not readable by every user", cfg->alltoall_lib ? cfg->alltoall_lib : "(alltoall_lib=none)");
 	else if (job->tcp_rto_min_us)
 		ibnet_probe_rto_floor(job->tcp_rto_min_us, &job->tcp_rto_floor_us,
 				      job->tcp_rto_why_not, sizeof(job->tcp_rto_why_not));

@@ -128,7 +128,7 @@ bool ibnet_request_explicit(const struct ibnet_options *opts, ibnet_env_lookup_f
 	       lookup(ctx, TRANSPORT_VAR) || lookup(ctx, ALLTOALL_VAR) || lookup(ctx, IBNET_RTO_ENV_ASK);
 }
 
-/* A count of nodes Slurm gave in `name`; 0 if absent or not a count. */
+/* A count of nodes Slurm gave in `name`; 0 if absent, not a count, or over the cap. */
 static unsigned long node_count(ibnet_env_lookup_fn lookup, void *ctx, const char *name)
 {
 	const char *v = lookup(ctx, name);
@@ -138,53 +138,101 @@ static unsigned long node_count(ibnet_env_lookup_fn lookup, void *ctx, const cha
 	if (!v || *v < '0' || *v > '9')
 		return 0;
 	n = strtoul(v, &end, 10);
-	return *end || n > IBNET_HOSTLIST_MAX ? 0 : n;
+	return *end || n > IBNET_JOB_HOSTS_MAX ? 0 : n;
 }
 
-int ibnet_job_nodelist(ibnet_env_lookup_fn lookup, void *ctx, char **out, unsigned long *max,
-		       struct ibnet_err *err)
+/*
+ * A heterogeneous job's variables, joined into one hostlist, if they are
+ * Slurm's: the user can set SLURM_HET_SIZE and the _HET_GROUP_ variables in
+ * any job (a job submitted from a heterogeneous job's script inherits them),
+ * and slurmstepd has no item saying whether its job is heterogeneous. So
+ * they count only as Slurm writes them: 2 to 128 components, each with its
+ * list and its count, the counts adding up to at most IBNET_JOB_HOSTS_MAX,
+ * and the step's own SLURM_JOB_NODELIST one of the lists. Otherwise NULL,
+ * and why in note.
+ */
+static char *het_nodelist(ibnet_env_lookup_fn lookup, void *ctx, unsigned long *max,
+			  char *note, size_t note_len, bool *nomem)
 {
 	const char *size = lookup(ctx, "SLURM_HET_SIZE");
 	const char *all = lookup(ctx, "SLURM_JOB_NODELIST");
 	struct ibnet_buf b = { 0 };
 	unsigned long sum = 0;
-	bool bounded = true;
-	char *end;
+	bool own_list_seen = !all;
+	char *end, name[64];
 	long n, i;
 
-	*out = NULL;
-	*max = 0;
-	n = size ? strtol(size, &end, 10) : 0;
-	if (!size || *end || n < 1 || n > 128) {
-		*max = node_count(lookup, ctx, "SLURM_JOB_NUM_NODES");
-		if (all && !(*out = strdup(all)))
-			goto nomem;
-		return 0;
+	*nomem = false;
+	n = strtol(size, &end, 10);
+	if (*end || n < 2 || n > 128) {
+		snprintf(note, note_len, "SLURM_HET_SIZE=%s ignored: a heterogeneous job has 2 "
+			 "to 128 components", ibnet_quote(size));
+		return NULL;
 	}
 	for (i = 0; i < n; i++) {
-		char name[64];
 		const char *part;
 		unsigned long count;
 
 		snprintf(name, sizeof(name), "SLURM_JOB_NUM_NODES_HET_GROUP_%ld", i);
 		count = node_count(lookup, ctx, name);
+		if (!count)
+			goto not_slurms;
 		sum += count;
-		bounded = bounded && count;	/* one unknown: only the global cap */
-		snprintf(name, sizeof(name), "SLURM_JOB_NODELIST_HET_GROUP_%ld", i);
-		if (!(part = lookup(ctx, name))) {
-			ibnet_err_set(err, IBNET_PREFIX "heterogeneous job without %s", name);
+		if (sum > IBNET_JOB_HOSTS_MAX) {
+			snprintf(note, note_len, "SLURM_HET_SIZE ignored: its components have more "
+				 "than %u nodes together", IBNET_JOB_HOSTS_MAX);
 			ibnet_buf_free(&b);
-			return -1;
+			return NULL;
 		}
-		if ((b.len && ibnet_buf_adds(&b, ",") < 0) || ibnet_buf_adds(&b, part) < 0)
+		snprintf(name, sizeof(name), "SLURM_JOB_NODELIST_HET_GROUP_%ld", i);
+		if (!(part = lookup(ctx, name)))
+			goto not_slurms;
+		own_list_seen = own_list_seen || !strcmp(part, all);
+		if ((b.len && ibnet_buf_adds(&b, ",") < 0) || ibnet_buf_adds(&b, part) < 0) {
+			*nomem = true;
+			ibnet_buf_free(&b);
+			return NULL;
+		}
+	}
+	if (!own_list_seen) {
+		snprintf(note, note_len, "SLURM_HET_SIZE ignored: no component's "
+			 "SLURM_JOB_NODELIST_HET_GROUP_N is this job's SLURM_JOB_NODELIST");
+		ibnet_buf_free(&b);
+		return NULL;
+	}
+	*max = sum;
+	if (!b.s)
+		*nomem = true;
+	return ibnet_buf_take(&b);
+not_slurms:
+	snprintf(note, note_len, "SLURM_HET_SIZE ignored: %s is not set to a count of nodes "
+		 "up to %u", name, IBNET_JOB_HOSTS_MAX);
+	ibnet_buf_free(&b);
+	return NULL;
+}
+
+int ibnet_job_nodelist(ibnet_env_lookup_fn lookup, void *ctx, char **out, unsigned long *max,
+		       char *note, size_t note_len, struct ibnet_err *err)
+{
+	const char *all = lookup(ctx, "SLURM_JOB_NODELIST");
+	bool nomem = false;
+
+	*out = NULL;
+	*max = 0;
+	if (note_len)
+		note[0] = '\0';
+	if (lookup(ctx, "SLURM_HET_SIZE")) {
+		*out = het_nodelist(lookup, ctx, max, note, note_len, &nomem);
+		if (*out)
+			return 0;
+		if (nomem)
 			goto nomem;
 	}
-	*max = bounded && sum <= IBNET_HOSTLIST_MAX ? sum : 0;
-	*out = ibnet_buf_take(&b);
-	if (*out)
-		return 0;
+	*max = node_count(lookup, ctx, "SLURM_JOB_NUM_NODES");
+	if (all && !(*out = strdup(all)))
+		goto nomem;
+	return 0;
 nomem:
-	ibnet_buf_free(&b);
 	ibnet_err_set(err, IBNET_PREFIX "out of memory reading the job's nodes");
 	return -1;
 }

@@ -80,9 +80,11 @@ size_t ibnet_request_control_env(const struct ibnet_job *job, struct ibnet_contr
  * component 0 in SLURM_JOB_NODELIST. *out is malloc'd, or NULL if the job
  * has no node list. *max is how many nodes the job has (SLURM_JOB_NUM_NODES,
  * or the components' sum), 0 if Slurm did not say: the list may not name
- * more, so its cost grows with the job, not with a global cap.
+ * more (nor more than IBNET_JOB_HOSTS_MAX), so its cost grows with the job.
+ * Heterogeneous variables that are not as Slurm writes them are not taken,
+ * and note says so in a sentence for the log line (else it is empty).
  */
 int ibnet_job_nodelist(ibnet_env_lookup_fn lookup, void *ctx, char **out, unsigned long *max,
-		       struct ibnet_err *err);
+		       char *note, size_t note_len, struct ibnet_err *err);
 
 #endif

@@ -25,7 +25,8 @@ int ibnet_step_plan(const struct ibnet_config *cfg, const struct ibnet_step_inpu
 	if (in->nodelist) {
 		job->nodelist = in->nodelist;
 	} else {
-		if (ibnet_job_nodelist(in->lookup, in->ctx, &step->nodelist, &job->max_hosts, err) < 0)
+		if (ibnet_job_nodelist(in->lookup, in->ctx, &step->nodelist, &job->max_hosts,
+				       job->nodes_note, sizeof(job->nodes_note), err) < 0)
 			goto refused;
 		job->nodelist = step->nodelist;
 	}

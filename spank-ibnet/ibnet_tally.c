@@ -4,13 +4,23 @@
  * (ibnet_tally.h). The files are the user's, written by the user's
  * processes, and this runs as root in slurmstepd: nothing here trusts them.
  * A link or anything but a plain file is skipped (O_NOFOLLOW, fstat), a file
- * is read up to 4 KiB, a directory up to 4096 entries, and a line that is not
- * KIND<TAB>ROUTE<TAB>COUNT is ignored. Counts saturate instead of wrapping.
+ * is read up to 4 KiB, a directory up to IBNET_TALLY_MAX_READ files, and a
+ * line that is not KIND<TAB>ROUTE<TAB>COUNT is ignored; a file without one
+ * valid line is no process's. Counts saturate instead of wrapping.
+ *
+ * Removing is where root could be tricked: O_NOFOLLOW stops a symlink, not
+ * a rename, and the user can move any directory they may write onto the
+ * tally's name (another user's world-writable one, say). So the directory is
+ * recorded when the user makes it (ibnet_tally_dir_make) and collected only
+ * through a descriptor checked against that record; inside it, only the
+ * user's own plain files and directories go, each by a name relative to a
+ * checked descriptor.
  */
 #include "ibnet_tally.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +28,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define TALLY_MAX_ENTRIES 4096
 #define TALLY_MAX_FILE 4096
 
 static int field(const char *start, const char *end, char *out)
@@ -75,6 +84,7 @@ static int add_file(struct ibnet_tally *t, int dirfd, const char *name)
 	struct stat st;
 	ssize_t n;
 	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), bad = 0;
+	int lines = 0;
 
 	if (fd < 0)
 		return -1;
@@ -92,39 +102,221 @@ static int add_file(struct ibnet_tally *t, int dirfd, const char *name)
 		next = next ? next + 1 : line + strlen(line);
 		if (next[-1] == '\n')
 			next[-1] = '\0';
-		if (*line && ibnet_tally_add_line(t, line) < 0)
+		if (!*line)
+			continue;
+		if (ibnet_tally_add_line(t, line) < 0)
 			bad = 1;
+		else
+			lines++;
 	}
-	return bad ? -1 : 0;
+	/* A process writes a file only when it has counts: an empty one is no process's. */
+	return bad || !lines ? -1 : 0;
 }
 
-int ibnet_tally_collect(struct ibnet_tally *t, const char *path, int remove)
+int ibnet_tally_dir_make(struct ibnet_tally_dir *d, const char *prefix)
 {
-	int dirfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), entries = 0;
-	struct dirent *e;
-	DIR *dir;
+	char name[sizeof(d->path)];
+	struct stat st;
 
-	if (dirfd < 0)
-		return -1;
-	dir = fdopendir(dirfd);
-	if (!dir) {
-		close(dirfd);
+	d->path[0] = '\0';
+	if (snprintf(name, sizeof(name), "%sXXXXXX", prefix) >= (int)sizeof(name)) {
+		errno = ENAMETOOLONG;
 		return -1;
 	}
-	while ((e = readdir(dir)) && entries < TALLY_MAX_ENTRIES) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+	/*
+	 * On failure mkdtemp may have rewritten the X's: that name is not ours,
+	 * so d->path stays empty and nothing is ever removed by it.
+	 */
+	if (!mkdtemp(name))
+		return -1;
+	if (lstat(name, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		int e = errno ? errno : ENOTDIR;
+
+		rmdir(name);	/* made an instant ago, by this call, empty */
+		errno = e;
+		return -1;
+	}
+	memcpy(d->path, name, sizeof(name));
+	d->dev = st.st_dev;
+	d->ino = st.st_ino;
+	d->uid = st.st_uid;
+	return 0;
+}
+
+static int same_dir(const struct stat *st, const struct ibnet_tally_dir *d)
+{
+	return S_ISDIR(st->st_mode) && st->st_dev == d->dev && st->st_ino == d->ino &&
+	       st->st_uid == d->uid;
+}
+
+/*
+ * rmdir the name only while it still leads to the recorded directory. (A
+ * rename between the check and the rmdir can still slip in; rmdir removes
+ * only an empty directory, so such a race costs at most an empty one.)
+ */
+static int remove_dir_if_same(const char *path, const struct ibnet_tally_dir *d)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0 || !same_dir(&st, d))
+		return -1;
+	return rmdir(path);
+}
+
+void ibnet_tally_dir_discard(struct ibnet_tally_dir *d)
+{
+	if (d->path[0])
+		remove_dir_if_same(d->path, d);
+	d->path[0] = '\0';
+}
+
+static int is_dot(const char *name)
+{
+	return !strcmp(name, ".") || !strcmp(name, "..");
+}
+
+/* Sum the files of an open directory (which this takes and closes). */
+static void read_dir(struct ibnet_tally *t, int dirfd)
+{
+	DIR *dir = fdopendir(dirfd);
+	struct dirent *e;
+	unsigned entries = 0;
+
+	if (!dir) {
+		if (dirfd >= 0)
+			close(dirfd);
+		return;
+	}
+	rewinddir(dir);	/* a duplicate descriptor shares its position */
+	while ((e = readdir(dir))) {
+		if (is_dot(e->d_name))
 			continue;
-		entries++;
+		if (entries++ >= IBNET_TALLY_MAX_READ) {
+			t->unread++;
+			if (t->unread >= IBNET_TALLY_MAX_REMOVE)
+				break;	/* bounded: the count says "at least" */
+			continue;
+		}
 		if (add_file(t, dirfd, e->d_name) == 0)
 			t->files++;
 		else
 			t->skipped++;
-		if (remove)
-			unlinkat(dirfd, e->d_name, 0);
 	}
 	closedir(dir);
-	if (remove)
-		rmdir(path);	/* fails, harmlessly, if entries were left */
+}
+
+int ibnet_tally_read(struct ibnet_tally *t, const char *path)
+{
+	int dirfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (dirfd < 0)
+		return -1;
+	read_dir(t, dirfd);
+	return 0;
+}
+
+/*
+ * Remove the user's own entries of a checked directory: plain files owned
+ * by uid, and directories owned by uid, emptied the same way down to
+ * IBNET_TALLY_MAX_DEPTH. Everything else stays, and is counted in t->left.
+ * *budget bounds the entries looked at in all. 0 if the directory is now
+ * empty.
+ */
+static int remove_own_entries(struct ibnet_tally *t, int dirfd, uid_t uid, int depth,
+			      unsigned *budget)
+{
+	int dupfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0), left = 0;
+	struct dirent *e;
+	DIR *dir;
+
+	if (dupfd < 0 || !(dir = fdopendir(dupfd))) {
+		if (dupfd >= 0)
+			close(dupfd);
+		t->left++;
+		return -1;
+	}
+	rewinddir(dir);	/* a duplicate descriptor shares its position */
+	while ((e = readdir(dir))) {
+		struct stat st;
+
+		if (is_dot(e->d_name))
+			continue;
+		if (!*budget) {
+			t->left++;
+			left = 1;
+			break;
+		}
+		--*budget;
+		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_uid != uid) {
+			t->left++;
+			left = 1;
+		} else if (S_ISREG(st.st_mode)) {
+			if (unlinkat(dirfd, e->d_name, 0) < 0) {
+				t->left++;
+				left = 1;
+			}
+		} else if (S_ISDIR(st.st_mode) && depth < IBNET_TALLY_MAX_DEPTH) {
+			/* Checked through its descriptor: what was stat'ed may have moved. */
+			int sub = openat(dirfd, e->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			struct stat sst;
+			int emptied = sub >= 0 && fstat(sub, &sst) == 0 && sst.st_uid == uid &&
+				      sst.st_dev == st.st_dev && sst.st_ino == st.st_ino &&
+				      remove_own_entries(t, sub, uid, depth + 1, budget) == 0;
+
+			if (sub >= 0)
+				close(sub);
+			if (!emptied || fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			    st.st_dev != sst.st_dev || st.st_ino != sst.st_ino ||
+			    unlinkat(dirfd, e->d_name, AT_REMOVEDIR) < 0) {
+				t->left++;
+				left = 1;
+			}
+		} else {
+			t->left++;	/* a link, a fifo, too deep: not ours to remove */
+			left = 1;
+		}
+	}
+	closedir(dir);
+	return left ? -1 : 0;
+}
+
+static void say(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+}
+
+int ibnet_tally_collect(struct ibnet_tally *t, const struct ibnet_tally_dir *d, char *why,
+			size_t len)
+{
+	int dirfd = open(d->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	unsigned budget = IBNET_TALLY_MAX_REMOVE;
+	struct stat st;
+
+	if (dirfd < 0) {
+		say(why, len, "the step's all-to-all tally directory %s cannot be opened (%s); "
+		    "nothing in it was read or removed", d->path, strerror(errno));
+		return -1;
+	}
+	if (fstat(dirfd, &st) < 0 || !same_dir(&st, d)) {
+		say(why, len, "%s is no longer the all-to-all tally directory made for this step "
+		    "(another directory, or another owner, now has its name); nothing in it was "
+		    "read or removed", d->path);
+		close(dirfd);
+		return -1;
+	}
+	read_dir(t, fcntl(dirfd, F_DUPFD_CLOEXEC, 0));
+	if (remove_own_entries(t, dirfd, d->uid, 0, &budget) == 0 &&
+	    remove_dir_if_same(d->path, d) == 0)
+		t->dir_removed = 1;
+	close(dirfd);
 	return 0;
 }
 
@@ -172,4 +364,34 @@ void ibnet_tally_describe(const struct ibnet_tally *tally, char *buf, size_t len
 				n += (size_t)snprintf(buf + n, len - n, ", %lu %s", t->row[k].count,
 						      t->row[k].route);
 	}
+}
+
+void ibnet_tally_log_line(const struct ibnet_tally *t, const char *path, char *buf, size_t len)
+{
+	char sum[1024];
+	size_t n;
+
+	if (!len)
+		return;
+	if (t->files) {
+		ibnet_tally_describe(t, sum, sizeof(sum));
+		n = (size_t)snprintf(buf, len, "all-to-all calls of %u process%s: %s", t->files,
+				     t->files == 1 ? "" : "es", sum);
+	} else {
+		n = (size_t)snprintf(buf, len, "no process reported its all-to-all calls (a "
+				     "program that does not load the job preload leaves none: a "
+				     "static binary, or one started by a launcher that drops "
+				     "LD_PRELOAD)");
+	}
+	if (n < len && t->skipped)
+		n += (size_t)snprintf(buf + n, len - n, "; %u entr%s skipped (not a file of counts)",
+				      t->skipped, t->skipped == 1 ? "y" : "ies");
+	if (n < len && t->unread)
+		n += (size_t)snprintf(buf + n, len - n, "; %u file%s not read (more than %d)",
+				      t->unread, t->unread == 1 ? "" : "s", IBNET_TALLY_MAX_READ);
+	if (n < len && t->left)
+		snprintf(buf + n, len - n, "; %s left in place, with %u entr%s that %s not the job "
+			 "user's own files (or past %d entries, or %d directories deep)", path,
+			 t->left, t->left == 1 ? "y" : "ies", t->left == 1 ? "is" : "are",
+			 IBNET_TALLY_MAX_REMOVE, IBNET_TALLY_MAX_DEPTH);
 }

@@ -10,9 +10,13 @@
 #define IBNET_TALLY_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #define IBNET_TALLY_ROWS 32	/* distinct (call kind, route) pairs kept */
 #define IBNET_TALLY_NAME 64
+#define IBNET_TALLY_MAX_READ 4096	/* files read for the sum, per step and node */
+#define IBNET_TALLY_MAX_REMOVE 65536	/* entries removed at the step's end, in all */
+#define IBNET_TALLY_MAX_DEPTH 4	/* subdirectories removed this deep, no deeper */
 
 struct ibnet_tally_row {
 	char kind[IBNET_TALLY_NAME], route[IBNET_TALLY_NAME];
@@ -22,20 +26,59 @@ struct ibnet_tally_row {
 struct ibnet_tally {
 	struct ibnet_tally_row row[IBNET_TALLY_ROWS];
 	int rows;
-	unsigned files;		/* processes that left a file */
+	unsigned files;		/* processes that left a file with counts */
 	unsigned skipped;	/* entries that were not a plain file of valid lines */
+	unsigned unread;	/* entries past IBNET_TALLY_MAX_READ */
+	unsigned left;		/* entries not removed (not the user's own, or past a bound) */
+	int dir_removed;	/* the directory itself went */
+};
+
+/*
+ * A step's tally directory as it was made, by the job's user: the root side
+ * touches only this directory (device, inode, owner), whatever its name
+ * comes to hold later.
+ */
+struct ibnet_tally_dir {
+	char path[64];
+	dev_t dev;
+	ino_t ino;
+	uid_t uid;
 };
 
 /* Add one "KIND\tROUTE\tCOUNT" line; -1 if it is not one. */
 int ibnet_tally_add_line(struct ibnet_tally *t, const char *line);
 
 /*
- * Read every file of the directory at path (at most a bounded number, each
- * at most a few KiB, never following a link), add them up, and remove them
- * and the directory when remove is set. 0, or -1 with errno if the directory
+ * Make a new directory prefix + 6 random characters (mkdtemp), as the
+ * calling user, and record what it is. 0, or -1 with errno and d->path
+ * empty: nothing was made, and nothing is to be removed.
+ */
+int ibnet_tally_dir_make(struct ibnet_tally_dir *d, const char *prefix);
+
+/*
+ * Remove a directory just made and never handed to the step (it is empty),
+ * only if its name still leads to it. d->path is emptied.
+ */
+void ibnet_tally_dir_discard(struct ibnet_tally_dir *d);
+
+/*
+ * Read every file of the directory at path (at most IBNET_TALLY_MAX_READ,
+ * each at most a few KiB, never following a link) and add them up; nothing
+ * is removed (ibnet-hosts --tally). 0, or -1 with errno if the directory
  * cannot be opened.
  */
-int ibnet_tally_collect(struct ibnet_tally *t, const char *path, int remove);
+int ibnet_tally_read(struct ibnet_tally *t, const char *path);
+
+/*
+ * The step's end, as root: open d->path, and only if it is still the
+ * directory d recorded (device, inode, owner), add up its files as
+ * ibnet_tally_read does, remove the job user's own plain files and
+ * subdirectories in it (never anything else, never by a path not checked),
+ * and the directory itself. 0, or -1 with a sentence in why (then nothing
+ * was read or removed).
+ */
+int ibnet_tally_collect(struct ibnet_tally *t, const struct ibnet_tally_dir *d, char *why,
+			size_t len);
 
 /*
  * The sum as one line: "MPI_Alltoall: 24 calls: 0 paced, 24 below the
@@ -43,5 +86,14 @@ int ibnet_tally_collect(struct ibnet_tally *t, const char *path, int remove);
  * first in each, as the library's own report has it). Empty when nothing was counted.
  */
 void ibnet_tally_describe(const struct ibnet_tally *t, char *buf, size_t len);
+
+/*
+ * The node's log line for a paced step's end, after "job 12 step 0 on c1:
+ * ": the sum and how many processes left it, or that none did (a process
+ * that does not load the job preload, such as a static binary or one started
+ * by a launcher that drops LD_PRELOAD, leaves nothing), and what was skipped
+ * or left behind in path.
+ */
+void ibnet_tally_log_line(const struct ibnet_tally *t, const char *path, char *buf, size_t len);
 
 #endif

@@ -20,6 +20,21 @@ void ibnet_err_set(struct ibnet_err *err, const char *fmt, ...)
 	va_end(ap);
 }
 
+char *ibnet_log_line(char buf[IBNET_LOG_LINE_MAX], const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, IBNET_LOG_LINE_MAX, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		buf[0] = '\0';
+	else if (n >= IBNET_LOG_LINE_MAX)
+		memcpy(buf + IBNET_LOG_LINE_MAX - 4, "...", 4);
+	return buf;
+}
+
 const char *ibnet_quote(const char *value)
 {
 	/* Rotating buffers: a message may quote a key and a value. */

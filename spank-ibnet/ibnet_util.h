@@ -17,6 +17,20 @@
 #define IBNET_PREFIX "spank-ibnet: "
 
 /*
+ * The longest line the plugin writes to a node's log, in bytes: a longer
+ * one is cut and ends in "..." (ibnet_log_cap), so no job can fill
+ * slurmd.log with what it puts in its environment.
+ */
+#define IBNET_LOG_LINE_MAX 1024
+
+/*
+ * Format one log line into buf (IBNET_LOG_LINE_MAX bytes, with its '\0'); a
+ * longer one is cut, and its last three characters become "...". Returns buf.
+ */
+char *ibnet_log_line(char buf[IBNET_LOG_LINE_MAX], const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
  * An error message. Messages quote user values shortened (see
  * ibnet_quote), so a fixed size is enough and never truncates a job.
  */

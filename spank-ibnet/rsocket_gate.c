@@ -43,6 +43,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -158,6 +159,22 @@ VARIADIC_FCNTL(fcntl64)
 #define EXCEPT_READY (POLLPRI)
 
 /*
+ * A select() timeout as poll()'s milliseconds, rounded up. Linux's select
+ * takes any tv_usec (it carries whole seconds over), so both fields may be
+ * huge: anything past INT_MAX ms (24 days) waits INT_MAX ms, where the sum
+ * would wrap into a negative timeout, which poll() takes as "forever".
+ */
+static int poll_timeout(const struct timeval *tv)
+{
+	long long ms;
+
+	if (tv->tv_sec > INT_MAX / 1000 || tv->tv_usec / 1000000 > INT_MAX / 1000)
+		return INT_MAX;
+	ms = (long long)tv->tv_sec * 1000 + ((long long)tv->tv_usec + 999) / 1000;
+	return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+/*
  * select() through the poll() that follows us (librspreload's rpoll for the
  * chosen programs), mapping each result back to the caller's own
  * descriptor. The timeout is not updated with the time left (POSIX allows
@@ -177,8 +194,7 @@ static int select_through_poll(int nfds, fd_set *r, fd_set *w, fd_set *e, struct
 			errno = EINVAL;
 			return -1;
 		}
-		timeout = tv->tv_sec > 2000000 ? 2000000000 :
-			  (int)(tv->tv_sec * 1000 + (tv->tv_usec + 999) / 1000);
+		timeout = poll_timeout(tv);
 	}
 	fds = calloc((size_t)(nfds ? nfds : 1), sizeof(*fds));
 	if (!fds) {

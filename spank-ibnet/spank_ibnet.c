@@ -69,7 +69,17 @@ static struct ibnet_step step;
 static bool step_planned;
 static struct ibnet_err step_err;
 /* A paced step's tally directory (IBNET_A2A_ENV_TALLY), made in user_init. */
-static char tally_dir[64];
+static struct ibnet_tally_dir tally_dir;
+
+/*
+ * A line for the node's log, at most IBNET_LOG_LINE_MAX bytes (what the job
+ * puts in its environment can reach these lines).
+ */
+#define LOG_CAPPED(log_fn, ...)                                         \
+	do {                                                            \
+		char capped_[IBNET_LOG_LINE_MAX];                       \
+		log_fn("%s", ibnet_log_line(capped_, __VA_ARGS__));     \
+	} while (0)
 
 static int _opt_transport(int val, const char *optarg, int remote);
 static int _opt_ordered(int val, const char *optarg, int remote);
@@ -109,7 +119,7 @@ static struct spank_option ibnet_options[] = {
 static int refuse_option(int remote, const struct ibnet_err *err)
 {
 	if (!remote) {
-		slurm_error("%s", err->msg);
+		LOG_CAPPED(slurm_error, "%s", err->msg);
 		return -1;
 	}
 	if (!opts.refused) {
@@ -172,7 +182,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 		cfg_loaded = true;
 		return 0;
 	}
-	slurm_error("%s", err.msg);
+	LOG_CAPPED(slurm_error, "%s", err.msg);
 	if (ctx != S_CTX_REMOTE)
 		return -1;	/* the user sees it; nothing is queued */
 	/* On a compute node: never fail here (that drains the node); see task_init. */
@@ -231,7 +241,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		return 0;
 	/* Check the user's defaults here, before anything is queued. */
 	if (ibnet_request_resolve(&cfg, &opts, process_getenv, NULL, &job, &err) < 0) {
-		slurm_error("%s", err.msg);
+		LOG_CAPPED(slurm_error, "%s", err.msg);
 		return -1;
 	}
 	record_for_scheduler(sp, &job);
@@ -248,16 +258,16 @@ static int apply_plan(spank_t sp, const struct ibnet_env_plan *plan)
 					   : spank_unsetenv(sp, op->name);
 
 		if (rc != ESPANK_SUCCESS) {
-			slurm_error(IBNET_PREFIX "cannot set %s in the job environment: %s",
-				    op->name, spank_strerror(rc));
+			LOG_CAPPED(slurm_error, IBNET_PREFIX "cannot set %s in the job environment: %s",
+				   op->name, spank_strerror(rc));
 			return -1;
 		}
 	}
 	for (i = 0; i < plan->too_long.n; i++)
-		slurm_error(IBNET_PREFIX "%s not set: with this job's hosts it would exceed the "
-			    "kernel's %d-byte limit for one environment variable; use "
-			    "SLURM_JOB_NODELIST and ibnet-hosts instead", plan->too_long.v[i],
-			    IBNET_ENV_STRING_MAX);
+		LOG_CAPPED(slurm_error, IBNET_PREFIX "%s not set: with this job's hosts it would "
+			   "exceed the kernel's %d-byte limit for one environment variable; use "
+			   "SLURM_JOB_NODELIST and ibnet-hosts instead", plan->too_long.v[i],
+			   IBNET_ENV_STRING_MAX);
 	return 0;
 }
 
@@ -317,12 +327,14 @@ static void plan_step(spank_t sp)
 		goto refused;
 	step_planned = true;
 	if (step.asked_nothing)
-		slurm_verbose(IBNET_PREFIX "%s: %s", name, step.summary ? step.summary : "transport=none");
+		LOG_CAPPED(slurm_verbose, IBNET_PREFIX "%s: %s", name,
+			   step.summary ? step.summary : "transport=none");
 	else
-		slurm_info(IBNET_PREFIX "%s: %s", name, step.summary ? step.summary : "(out of memory)");
+		LOG_CAPPED(slurm_info, IBNET_PREFIX "%s: %s", name,
+			   step.summary ? step.summary : "(out of memory)");
 	return;
 refused:
-	slurm_info(IBNET_PREFIX "%s: refused: %s", name, step_err.msg +
+	LOG_CAPPED(slurm_info, IBNET_PREFIX "%s: refused: %s", name, step_err.msg +
 		   (strncmp(step_err.msg, IBNET_PREFIX, strlen(IBNET_PREFIX)) ? 0 : strlen(IBNET_PREFIX)));
 }
 
@@ -349,32 +361,37 @@ static void make_tally_dir(spank_t sp)
 	    (had = job_getenv(env, IBNET_A2A_ENV_TALLY)) &&
 	    strncmp(had, TALLY_TEMPLATE, strlen(TALLY_TEMPLATE)) != 0)
 		return;
-	snprintf(tally_dir, sizeof(tally_dir), TALLY_TEMPLATE "XXXXXX");
-	if (!mkdtemp(tally_dir) || spank_setenv(sp, IBNET_A2A_ENV_TALLY, tally_dir, 1) !=
-	    ESPANK_SUCCESS) {
-		slurm_verbose(IBNET_PREFIX "no all-to-all tally for this step: %s: %m", tally_dir);
-		if (tally_dir[strlen(TALLY_TEMPLATE)] != 'X')
-			rmdir(tally_dir);
-		tally_dir[0] = '\0';
+	if (ibnet_tally_dir_make(&tally_dir, TALLY_TEMPLATE) < 0) {
+		slurm_verbose(IBNET_PREFIX "no all-to-all tally for this step: cannot make a "
+			      "directory " TALLY_TEMPLATE "XXXXXX: %m");
+		return;
+	}
+	if (spank_setenv(sp, IBNET_A2A_ENV_TALLY, tally_dir.path, 1) != ESPANK_SUCCESS) {
+		slurm_verbose(IBNET_PREFIX "no all-to-all tally for this step: %s not set",
+			      IBNET_A2A_ENV_TALLY);
+		ibnet_tally_dir_discard(&tally_dir);
 	}
 }
 
-/* The step's all-to-all counts, summed over its processes on this node. */
+/*
+ * The step's all-to-all counts, summed over its processes on this node, or
+ * that none reported; the directory goes only if it is still the one made.
+ */
 static void log_tally(spank_t sp)
 {
 	struct ibnet_tally tally = { 0 };
-	char name[128], line[1024];
+	char name[128], line[IBNET_LOG_LINE_MAX];
 
-	if (!tally_dir[0])
+	if (!tally_dir.path[0])
 		return;
-	if (ibnet_tally_collect(&tally, tally_dir, 1) == 0 && tally.files) {
-		step_name(sp, name, sizeof(name));
-		ibnet_tally_describe(&tally, line, sizeof(line));
-		slurm_info(IBNET_PREFIX "%s: all-to-all calls of %u process%s: %s%s", name,
-			   tally.files, tally.files == 1 ? "" : "es", line,
-			   tally.skipped ? " (some files were not counts and were skipped)" : "");
+	step_name(sp, name, sizeof(name));
+	if (ibnet_tally_collect(&tally, &tally_dir, line, sizeof(line)) < 0)
+		LOG_CAPPED(slurm_error, IBNET_PREFIX "%s: %s", name, line);
+	else {
+		ibnet_tally_log_line(&tally, tally_dir.path, line, sizeof(line));
+		LOG_CAPPED(slurm_info, IBNET_PREFIX "%s: %s", name, line);
 	}
-	tally_dir[0] = '\0';
+	tally_dir.path[0] = '\0';
 }
 
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
@@ -395,8 +412,8 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	if (!(cfg_loaded || cfg_broken) || !spank_remote(sp))
 		return 0;
 	if (!step_planned) {
-		slurm_error("%s", step_err.msg[0] ? step_err.msg :
-			    IBNET_PREFIX "no environment was planned for this step");
+		LOG_CAPPED(slurm_error, "%s", step_err.msg[0] ? step_err.msg :
+			   IBNET_PREFIX "no environment was planned for this step");
 		return -1;
 	}
 	return apply_plan(sp, &step.plan);

@@ -109,6 +109,11 @@ $(B)/tests/a2a_f08.%: tests/programs/a2a_f08.f90
 $(B)/tests/libhide-rto-min.so: tests/programs/hide_rto_min.c
 	mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) -O2 -fPIC -shared -o $@ $< -ldl
+# The plugin's tally directory, made and collected as the plugin does (tests/unit/tally.bats).
+programs: $(B)/tests/tally_dir
+$(B)/tests/tally_dir: tests/programs/tally_dir.c $(SRC)/ibnet_tally.c $(SRC)/ibnet_tally.h
+	mkdir -p $(B)/tests
+	$(CC) -std=gnu11 $(WARN) $(DEFS) -O2 -I$(SRC) -o $@ tests/programs/tally_dir.c $(SRC)/ibnet_tally.c
 $(B)/tests/linda_standin: tests/programs/linda_standin.c
 	mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $<

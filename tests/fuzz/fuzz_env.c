@@ -112,7 +112,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The paced all-to-all is on this node, as the probe would find it. */
 	if (job.alltoall == IBNET_ALLTOALL_PACED && (data[0] & 32))
 		job.alltoall_path = "/usr/lib/spank-ibnet/libibnet-alltoall.so";
-	if (ibnet_job_nodelist(env_get, &e, &nodelist, &job.max_hosts, &err) < 0)
+	if (ibnet_job_nodelist(env_get, &e, &nodelist, &job.max_hosts, job.nodes_note,
+			       sizeof(job.nodes_note), &err) < 0)
 		goto out;
 	job.nodelist = nodelist;
 	/* The job's own size bounds its list; a hostile one may claim a huge job. */

@@ -121,3 +121,74 @@ instructions() {
 	[ "$one" -gt 0 ]
 	[ "$many" -lt $((one * 3)) ]
 }
+
+# forged VAR=VALUE...: plan an ipoib step of a one-node job whose environment
+# also holds VARs, within 1 s and 1 GB; prints the decision line and the hosts.
+forged() {
+	env -i PATH="$PATH" SLURM_JOB_NODELIST=c1-1 SLURM_JOB_NUM_NODES=1 "$@" bash -c '
+		ulimit -v 1000000
+		timeout 1 "$0" --rule "s/^c(.*)/cib\1/" --env --transport=ipoib --iface ib0 2>&1 |
+			grep -e "^spank-ibnet" -e SLURM_IBNET_HOSTS= | cut -c1-2000' "$IBNET_HOSTS"
+}
+
+@test "a user's own heterogeneous-job variables in a job that is not one are not taken: the job's nodes, in milliseconds, with a sentence" {
+	# Issue 26, M2: 39 s and 1 GB per node in user_init expanding a forged list.
+	run forged SLURM_HET_SIZE=1 'SLURM_JOB_NODELIST_HET_GROUP_0=n[0-999999]' SLURM_JOB_NUM_NODES_HET_GROUP_0=1000000
+	assert_success
+	assert_line --partial "SLURM_HET_SIZE='1' ignored: a heterogeneous job has 2 to 128 components"
+	assert_line "export SLURM_IBNET_HOSTS='cib1-1'"
+	# Two components, counts that claim a million nodes: over the cap of 65,536.
+	run forged SLURM_HET_SIZE=2 SLURM_JOB_NODELIST_HET_GROUP_0=c1-1 SLURM_JOB_NUM_NODES_HET_GROUP_0=1 \
+		'SLURM_JOB_NODELIST_HET_GROUP_1=n[0-999999]' SLURM_JOB_NUM_NODES_HET_GROUP_1=1000000
+	assert_success
+	assert_line --partial "SLURM_HET_SIZE ignored: SLURM_JOB_NUM_NODES_HET_GROUP_1 is not set to a count of nodes up to 65536"
+	assert_line "export SLURM_IBNET_HOSTS='cib1-1'"
+	# No count: the list alone is not Slurm's.
+	run forged SLURM_HET_SIZE=2 SLURM_JOB_NODELIST_HET_GROUP_0=c1-1 SLURM_JOB_NUM_NODES_HET_GROUP_0=1 \
+		'SLURM_JOB_NODELIST_HET_GROUP_1=n[0-999999]'
+	assert_success
+	assert_line --partial "SLURM_HET_SIZE ignored: SLURM_JOB_NUM_NODES_HET_GROUP_1 is not set"
+	# Components none of which is the step's own SLURM_JOB_NODELIST.
+	run forged SLURM_HET_SIZE=2 SLURM_JOB_NODELIST_HET_GROUP_0=c9-1 SLURM_JOB_NUM_NODES_HET_GROUP_0=1 \
+		SLURM_JOB_NODELIST_HET_GROUP_1=c9-2 SLURM_JOB_NUM_NODES_HET_GROUP_1=1
+	assert_success
+	assert_line --partial "SLURM_HET_SIZE ignored: no component's SLURM_JOB_NODELIST_HET_GROUP_N is this job's SLURM_JOB_NODELIST"
+	assert_line "export SLURM_IBNET_HOSTS='cib1-1'"
+	# A heterogeneous job as Slurm writes it: every component's hosts.
+	run forged SLURM_HET_SIZE=2 SLURM_JOB_NODELIST_HET_GROUP_0=c1-1 SLURM_JOB_NUM_NODES_HET_GROUP_0=1 \
+		'SLURM_JOB_NODELIST_HET_GROUP_1=c1-[2-3]' SLURM_JOB_NUM_NODES_HET_GROUP_1=2
+	assert_success
+	assert_line "export SLURM_IBNET_HOSTS='cib1-1,cib1-2,cib1-3'"
+	refute_output --partial ignored
+}
+
+@test "a job's list may name at most 65,536 hosts, whatever count it claims: refused in milliseconds with a sentence" {
+	run env -i PATH="$PATH" 'SLURM_JOB_NODELIST=n[0-999999]' bash -c '
+		ulimit -v 1000000
+		timeout 1 "$0" --env --transport=ipoib --iface ib0' "$IBNET_HOSTS"
+	assert_failure 1
+	assert_output "spank-ibnet: hostlist 'n[0-999999]' has more than 65536 hosts"
+}
+
+# managed N: plan an ipoib step whose SLURM_IBNET_MANAGED holds N entries of
+# variables that were since unset, within 1 s; prints the decision line (stderr).
+managed() {
+	local value
+	value=$(seq -f 'V%.0f:00000000' 0 $(($1 - 1)) | paste -sd,)
+	env -i PATH="$PATH" SLURM_JOB_NODELIST=c1-1 SLURM_IBNET_MANAGED="$value" bash -c '
+		timeout 1 "$0" --config "" --env --transport=ipoib --iface ib0 2>&1 >/dev/null' \
+		"$IBNET_HOSTS"
+}
+
+@test "a huge SLURM_IBNET_MANAGED is not read, in milliseconds, with a sentence; every log line stays under 1 KiB" {
+	# Issue 26, M3: 128 KB of it cost quadratic time and made a 1.2 MB line in slurmd.log.
+	run managed 8500	# 126 KB, near the kernel's limit for one variable
+	assert_success
+	assert_output "spank-ibnet: transport=ipoib (--transport), alltoall=default (default), interface ib0; 13 environment changes; SLURM_IBNET_MANAGED not read: longer than 8192 bytes, which spank-ibnet never writes; what an earlier step set is left as it is"
+	# Under the bound, each entry handed back says so, and the line is cut at 1 KiB with "...".
+	run managed 580	# 8 KB
+	assert_success
+	[ "${#output}" -eq 1023 ]
+	[[ "$output" == *'V0 was unset by the job after spank-ibnet set it'* ]]
+	[[ "$output" == *'...' ]]
+}

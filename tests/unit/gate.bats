@@ -124,6 +124,27 @@ except OSError as e:
 	assert_line 'closed True'
 }
 
+@test "a chosen program's select() with a huge timeout waits the longest poll() can, never forever (it wrapped negative)" {
+	command -v gdb >/dev/null || skip "gdb not installed"
+	! nm -D --defined-only "$RSPRELOAD" | grep -qw accept4 || skip "this librspreload has a fixed select"
+	local py
+	py=$(python3 -c 'import sys; print(sys.executable)')
+	# Linux's select carries tv_usec's whole seconds over: 2,000,000 s plus 200,000 s.
+	# The gate's poll() gets the timeout at librspreload's poll: print it, then stop.
+	run timeout 60 gdb -q -batch -ex 'set breakpoint pending on' -ex 'break poll' -ex run \
+		-ex 'print (int)$rdx' -ex kill --args env SLURM_IBNET_RSOCKET_PROGRAMS='python*' \
+		LD_PRELOAD="$PRE" "$py" -c '
+import ctypes, os
+class timeval(ctypes.Structure):
+    _fields_ = [("sec", ctypes.c_long), ("usec", ctypes.c_long)]
+r, w = os.pipe()
+bits = ctypes.c_ulong(1 << r)
+ctypes.CDLL(None).select(r + 1, ctypes.byref(bits), None, None,
+                         ctypes.byref(timeval(2000000, 200000000000)))'
+	assert_output --partial "in poll () from $RSPRELOAD"
+	assert_line '$1 = 2147483647'
+}
+
 @test "a chosen bash runs: the gate fills librspreload's table before main()" {
 	run env SLURM_IBNET_RSOCKET_PROGRAMS=bash SLURM_IBNET_RSOCKET_DEBUG=1 LD_PRELOAD="$PRE" \
 		bash -c 'echo hi'

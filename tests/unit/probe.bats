@@ -84,3 +84,19 @@ load ../helpers/common
 	run "$IBNET_HOSTS" --env --rspreload "$BATS_TEST_TMPDIR/librspreload.so"
 	assert_failure 2
 }
+
+@test "a library users cannot read is not taken, though root (the probe) can read it" {
+	[ "$(id -u)" -eq 0 ] || skip "the probe runs as root in slurmstepd"
+	cp "$BUILD/libibnet-rsgate.so" "$BATS_TEST_TMPDIR/gate.so"
+	cp "$BUILD/libibnet-alltoall.so" "$BATS_TEST_TMPDIR/a2a.so"
+	chmod 0600 "$BATS_TEST_TMPDIR/gate.so" "$BATS_TEST_TMPDIR/a2a.so"
+	run env LD_PRELOAD= "$IBNET_HOSTS" --config "rsgate=$BATS_TEST_TMPDIR/gate.so" --probe
+	assert_failure 1
+	assert_output --partial "the rsocket gate library is missing at $BATS_TEST_TMPDIR/gate.so, or not a file every user can read"
+	run "$IBNET_HOSTS" --config "alltoall_lib=$BATS_TEST_TMPDIR/a2a.so" --env --tcp-rto-min=10ms --iface eth0
+	assert_success
+	assert_output --partial "its preload $BATS_TEST_TMPDIR/a2a.so is not on this node, or not readable by every user"
+	chmod 0644 "$BATS_TEST_TMPDIR/gate.so"
+	run env LD_PRELOAD= "$IBNET_HOSTS" --config "rsgate=$BATS_TEST_TMPDIR/gate.so" --probe
+	assert_line "rsgate=$BATS_TEST_TMPDIR/gate.so"
+}

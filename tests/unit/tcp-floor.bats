@@ -42,6 +42,16 @@ print("client=%d accepted=%d" % (rto(c), rto(s)))'
 	[ "${BASH_REMATCH[1]}" -ge 200000 ]
 	[ "${BASH_REMATCH[2]}" -ge 200000 ]
 	refute_output --partial 'spank-ibnet tcp'
+	# SLURM_IBNET_ALLTOALL_REPORT read as every yes/no variable is (ibnet_flag_on):
+	# off, no, false, 0 and empty keep the floor's report quiet too.
+	local off
+	for off in off no false FALSE 0 ''; do
+		run rto LD_PRELOAD="$A2A" SLURM_IBNET_TCP_RTO_MIN_US=12000 SLURM_IBNET_ALLTOALL_REPORT="$off"
+		assert_success
+		refute_output --partial 'spank-ibnet tcp'
+	done
+	run rto LD_PRELOAD="$A2A" SLURM_IBNET_TCP_RTO_MIN_US=12000 SLURM_IBNET_ALLTOALL_REPORT=yes
+	assert_output --regexp 'spank-ibnet tcp: pid [0-9]+: 2 TCP sockets given'
 	run rto LD_PRELOAD="$A2A" SLURM_IBNET_TCP_RTO_MIN_US=fast
 	assert_output --partial "spank-ibnet tcp: SLURM_IBNET_TCP_RTO_MIN_US: 'fast' is not a number of microseconds (1000 to 200000); no retransmission floor"
 	[[ "$output" =~ client=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 200000 ]
