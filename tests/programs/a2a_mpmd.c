@@ -13,7 +13,7 @@
  *	different environments per app context too (the settings, the
  *	preload): whatever each rank decides, the job must finish right.
  *
- *   a2a_mpmd truncate mpi|pmpi LOG
+ *   a2a_mpmd truncate mpi|pmpi|mpiv|pmpiv LOG
  *	An erroneous program: every rank sends 2048 bytes to each and receives
  *	with a count for 1024, on MPI_COMM_WORLD with MPI_ERRORS_RETURN, by
  *	MPI_Alltoall (mpi) or PMPI_Alltoall (pmpi). Each rank writes
@@ -89,21 +89,35 @@ static int check(int rank, int size, int rounds, int bytes, const char *level)
 	return failures;
 }
 
-static int truncate_call(int rank, int size, int pmpi, const char *log)
+/* call: mpi, pmpi (MPI_Alltoall), mpiv, pmpiv (MPI_Alltoallv, every block alike). */
+static int truncate_call(int rank, int size, const char *call, const char *log)
 {
 	enum { SEND = 2048, RECV = 1024 };
 	unsigned char *sbuf = calloc((size_t)size, SEND), *rbuf = calloc((size_t)size, SEND);
 	char line[MPI_MAX_ERROR_STRING + 100], name[MPI_MAX_ERROR_STRING] = "MPI_SUCCESS", path[4096];
-	int rc, cls;
+	int *sc = calloc((size_t)size, sizeof(int)), *rc_ = calloc((size_t)size, sizeof(int));
+	int *displs = calloc((size_t)size, sizeof(int));
+	int pmpi = call[0] == 'p', v = call[strlen(call) - 1] == 'v', rc, cls, i;
 	FILE *f;
 
-	if (!sbuf || !rbuf)
+	if (!sbuf || !rbuf || !sc || !rc_ || !displs)
 		MPI_Abort(MPI_COMM_WORLD, 2);
+	for (i = 0; i < size; i++)
+		sc[i] = SEND, rc_[i] = RECV, displs[i] = i * SEND;
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-	if (pmpi)
+	if (v && pmpi)
+		rc = PMPI_Alltoallv(sbuf, sc, displs, MPI_BYTE, rbuf, rc_, displs, MPI_BYTE,
+				    MPI_COMM_WORLD);
+	else if (v)
+		rc = MPI_Alltoallv(sbuf, sc, displs, MPI_BYTE, rbuf, rc_, displs, MPI_BYTE,
+				   MPI_COMM_WORLD);
+	else if (pmpi)
 		rc = PMPI_Alltoall(sbuf, SEND, MPI_BYTE, rbuf, RECV, MPI_BYTE, MPI_COMM_WORLD);
 	else
 		rc = MPI_Alltoall(sbuf, SEND, MPI_BYTE, rbuf, RECV, MPI_BYTE, MPI_COMM_WORLD);
+	free(sc);
+	free(rc_);
+	free(displs);
 	if (rc != MPI_SUCCESS) {
 		MPI_Error_class(rc, &cls);
 		snprintf(name, sizeof(name), "error class %d", cls);
@@ -112,8 +126,8 @@ static int truncate_call(int rank, int size, int pmpi, const char *log)
 		else if (cls == MPI_ERR_OTHER)
 			snprintf(name, sizeof(name), "MPI_ERR_OTHER");
 	}
-	snprintf(line, sizeof(line), "TRUNCATE rank %d: %s returned %s\n", rank,
-		 pmpi ? "PMPI_Alltoall" : "MPI_Alltoall", name);
+	snprintf(line, sizeof(line), "TRUNCATE rank %d: %s%s returned %s\n", rank,
+		 pmpi ? "PMPI_Alltoall" : "MPI_Alltoall", v ? "v" : "", name);
 	fputs(line, stdout);
 	fflush(stdout);
 	snprintf(path, sizeof(path), "%s.%d", log, rank);
@@ -137,14 +151,14 @@ int main(int argc, char **argv)
 	if (level < 0 || argc < 3 || (strcmp(argv[1], "check") && strcmp(argv[1], "truncate")) ||
 	    (strcmp(argv[1], "truncate") == 0 && argc != 4)) {
 		fprintf(stderr, "usage: a2a_mpmd check single|funneled|serialized|multiple "
-			"[ROUNDS [BYTES]]\n       a2a_mpmd truncate mpi|pmpi LOG\n");
+			"[ROUNDS [BYTES]]\n       a2a_mpmd truncate mpi|pmpi|mpiv|pmpiv LOG\n");
 		return 2;
 	}
 	MPI_Init_thread(&argc, &argv, level, &provided);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (strcmp(argv[1], "truncate") == 0) {
-		truncate_call(rank, size, strcmp(argv[2], "pmpi") == 0, argv[3]);
+		truncate_call(rank, size, argv[2], argv[3]);
 	} else {
 		int bytes = argc > 4 ? atoi(argv[4]) : 16384;
 

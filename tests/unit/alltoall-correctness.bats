@@ -53,10 +53,11 @@ mpmd() {
 	if [ "$mpi" = ompi ]; then
 		prog=$BUILD/tests/a2a_mpmd.openmpi
 		# shellcheck disable=SC2086 # the variables and arguments are word lists
+		# Open MPI's -x reaches only the app context it stands in: the
+		# settings every rank shares go through env(1) in both.
+		local common="SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE=$rpn SLURM_IBNET_ALLTOALL_THRESHOLD=0 SLURM_IBNET_ALLTOALL_REPORT=1"
 		timeout "${TIMEOUT:-60}" mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp \
-			-x SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE="$rpn" -x SLURM_IBNET_ALLTOALL_THRESHOLD=0 \
-			-x SLURM_IBNET_ALLTOALL_REPORT=1 \
-			-np 2 env $env1 "$prog" $args1 : -np 2 env $env2 "$prog" $args2
+			-np 2 env $common $env1 "$prog" $args1 : -np 2 env $common $env2 "$prog" $args2
 	else
 		prog=$BUILD/tests/a2a_mpmd.mpich
 		# shellcheck disable=SC2086
@@ -161,6 +162,8 @@ types_right() {
 			run mpmd "$mpi" "$rpn" "LD_PRELOAD=$A2A_TEST" 'check multiple' "LD_PRELOAD=$A2A_TEST" 'check single'
 			echo "$mpi, ranks per node $rpn: exit $status (124: a hang)"
 			mpmd_right
+			# Every rank took the MPI's own, and rank 0 (SINGLE itself) says why.
+			assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoall: 3 calls: 0 paced, 3 MPI_THREAD_MULTIPLE'
 		done
 	done
 }
@@ -175,6 +178,7 @@ types_right() {
 		mpmd_right
 		# The ranks without it said so, naming the build they lack.
 		assert_output --partial "$lone/libibnet-a2a-"
+		assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoall: 3 calls: 0 paced, 3 a rank without the paced build'
 	done
 }
 
@@ -186,6 +190,7 @@ types_right() {
 			run mpmd "$mpi" 1 "LD_PRELOAD=$A2A_TEST" 'check single' "LD_PRELOAD=$A2A_TEST $setting" 'check single'
 			echo "$mpi, $setting on ranks 2 and 3: exit $status (124: a hang)"
 			mpmd_right
+			assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoall: 3 calls: 0 paced, 3 settings that differ between ranks'
 		done
 	done
 }
@@ -193,17 +198,19 @@ types_right() {
 # L2. The MPI's own returns MPI_ERR_TRUNCATE here (both MPIs, checked first
 # in each run, the reference); the preload must give an error too, not wait
 # for bytes that never come. a2a_mpmd aborts with 3 on an error.
-@test "an erroneous program sending 2048 bytes per pair to receives of 1024: an error, as the MPI's own gives, not a hang, Open MPI and MPICH" {
-	local mpi rpn call log=$BATS_TEST_TMPDIR/truncate
+@test "an erroneous program sending 2048 bytes per pair to receives of 1024: an error, as the MPI's own gives, not a hang, MPI_Alltoall and MPI_Alltoallv, Open MPI and MPICH" {
+	local mpi rpn call name log=$BATS_TEST_TMPDIR/truncate
 	for mpi in ompi mpich; do
 		for rpn in 1 2; do
-			for call in pmpi mpi; do
+			for call in pmpi mpi pmpiv mpiv; do
 				rm -f "$log".*
 				TIMEOUT=60 run "$mpi" 4 "$rpn" "$BUILD/tests/a2a_mpmd.${mpi/ompi/openmpi}" truncate "$call" "$log"
 				echo "$mpi, ranks per node $rpn, $call: exit $status (124: a hang)"
 				[ "$status" -eq 3 ]
 				run cat "$log".*
-				assert_line --regexp "^TRUNCATE rank [0-3]: ${call^^}_Alltoall returned MPI_ERR_"
+				name=${call%v}
+				name=${name^^}_Alltoall${call#"${call%v}"}
+				assert_line --regexp "^TRUNCATE rank [0-3]: ${name} returned MPI_ERR_"
 			done
 		done
 	done
