@@ -40,7 +40,9 @@ A2A_TEST = $(B)/tests/libibnet-alltoall.so $(A2A_ABIS:%=$(B)/tests/libibnet-a2a-
 $(B)/tests/libibnet-alltoall.so: $(PRELOAD)
 	mkdir -p $(B)/tests
 	cp $< $@
-$(B)/tests/libibnet-a2a-%.so: $(B)/a2a-%-test/ibnet_a2a_paced.o $(B)/a2a-%/ibnet_a2a_types.o $(B)/a2a-%/ibnet_a2a_settings.o
+$(B)/tests/libibnet-a2a-ompi.so: $(addprefix $(B)/a2a-ompi-test/,$(A2A_PACED:=.o))
+$(B)/tests/libibnet-a2a-mpich.so: $(addprefix $(B)/a2a-mpich-test/,$(A2A_PACED:=.o))
+$(B)/tests/libibnet-a2a-%.so:
 	mkdir -p $(B)/tests
 	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ -ldl -lpthread
 $(B)/a2a-ompi-test/%.o: %.c

@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ibnet_a2a_exchange.c - the paced exchange between nodes, one algorithm:
+ *   - Ranks are grouped by node (ibnet_a2a_layout.c). Pairs on one node
+ *     exchange through the MPI's shared memory, all at once.
+ *   - Between nodes, each rank receives from the other nodes in phases:
+ *     in phase p, node i receives from node i-p, so one node sends to each
+ *     port at a time (the ordered all-to-all of Kutzner et al., "Improved
+ *     GROMACS scaling on Ethernet switched clusters", 2006).
+ *   - The receiver paces its sender: it grants credits, each for one chunk of
+ *     its share of the window (a node's ranks share it), and never has more
+ *     than that share outstanding. The bytes in flight towards a node's
+ *     switch port stay under the window, which is what 802.3x flow control
+ *     would do in the switch. The next phase's grants start as soon as the
+ *     window has room, so there is no barrier and no idle wire between phases.
+ *   - Senders answer any credit at once: the receivers drive the schedule, so
+ *     nothing waits in a cycle.
+ * Traffic runs on the communicator's private duplicate: its tags cannot
+ * meet the application's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibnet_a2a_paced.h"
+
+enum { TAG_LOCAL = 1, TAG_CREDIT = 2, TAG_DATA = 3 };
+
+/*
+ * A call's own allocation failed on this rank after its route was taken:
+ * its peers are already exchanging with it and would wait for it forever if
+ * it returned. So the job ends here, with the reason, as MPI_ERRORS_ARE_FATAL
+ * would end it (what no MPI error handler can make safe).
+ */
+void out_of_memory(const struct comm_info *ci, const char *what)
+{
+	char line[256];
+
+	snprintf(line, sizeof(line), "rank %d of %d: out of memory for %s in a paced all-to-all; "
+		 "its peers are waiting for it, so the job ends here", ci->rank, ci->size, what);
+	say(line);
+	PMPI_Abort(ci->priv, MPI_ERR_NO_MEM);
+}
+
+/*
+ * The requests one exchange has posted. A finished request's slot goes on a
+ * free list and is reused, so a post costs O(1) and the arrays (what
+ * Waitsome scans) are only as long as the most requests outstanding at once:
+ * the current phases', not the whole call's.
+ */
+struct events {
+	MPI_Request *req;
+	int *kind, *peer;
+	int *free_slot;		/* slots below n whose request has finished */
+	int *done;		/* Waitsome's indices, and then the peers */
+	MPI_Status *status;	/* Waitsome's statuses (their MPI_TAG then holds the kind) */
+	int n, cap, nfree;	/* slots handed out so far, allocated, free */
+	int active;		/* requests posted and not yet finished */
+};
+/* A send; a local receive; a credit or data receive between nodes. */
+enum { EV_SEND, EV_RECV, EV_CREDIT, EV_DATA };
+
+/* Grow every per-slot array to cap (a failed step keeps the old ones). */
+static bool ev_grow(struct events *e, int cap)
+{
+	size_t n = (size_t)cap;
+	void *p;
+
+#define EV_GROW(field)                                                  \
+	do {                                                            \
+		if (!(p = realloc(e->field, sizeof(*e->field) * n)))    \
+			return false;                                   \
+		e->field = p;                                           \
+	} while (0)
+	EV_GROW(req);
+	EV_GROW(kind);
+	EV_GROW(peer);
+	EV_GROW(free_slot);
+	EV_GROW(done);
+	EV_GROW(status);
+#undef EV_GROW
+	e->cap = cap;
+	return true;
+}
+
+/* A free slot for one more request, or -1: out of memory. */
+static int ev_slot(struct events *e)
+{
+	if (e->nfree)
+		return e->free_slot[--e->nfree];
+	if (e->n == e->cap && !ev_grow(e, e->cap ? 2 * e->cap : 64))
+		return -1;
+	e->req[e->n] = MPI_REQUEST_NULL;
+	return e->n++;
+}
+
+static void ev_release(struct events *e, int slot)
+{
+	e->req[slot] = MPI_REQUEST_NULL;
+	e->free_slot[e->nfree++] = slot;
+}
+
+static void ev_free(struct events *e)
+{
+	free(e->req);
+	free(e->kind);
+	free(e->peer);
+	free(e->free_slot);
+	free(e->done);
+	free(e->status);
+}
+
+/*
+ * Post one send (EV_SEND) or receive of n bytes and track it. The slot is
+ * found first, so a posted request is always tracked; on failure nothing is
+ * posted and the MPI's code (or MPI_ERR_NO_MEM) comes back.
+ */
+static int ev_post(struct events *e, int kind, int peer, const void *buf, int n, int tag,
+		   MPI_Comm comm)
+{
+	int i = ev_slot(e), rc;
+
+	if (i < 0)
+		return MPI_ERR_NO_MEM;	/* paced_exchange ends the job (out_of_memory) */
+	if (injected_failure())
+		rc = MPI_ERR_OTHER;
+	else if (kind == EV_SEND)
+		rc = PMPI_Isend(buf, n, MPI_BYTE, peer, tag, comm, &e->req[i]);
+	else
+		rc = PMPI_Irecv((void *)buf, n, MPI_BYTE, peer, tag, comm, &e->req[i]);
+	if (rc != MPI_SUCCESS) {
+		ev_release(e, i);
+		return rc;
+	}
+	e->kind[i] = kind;
+	e->peer[i] = peer;
+	e->active++;
+	return MPI_SUCCESS;
+}
+
+/*
+ * After a failure, the requests still posted; none is waited for on a peer,
+ * since a peer that failed too would never answer, and we must return.
+ *   - Receives are cancelled, or they could write after we return. A credit
+ *     receive is then completed: its int is ours, freed on return, and a
+ *     cancelled receive or one holding its 4 eager bytes completes locally.
+ *   - Data and local receives are freed once cancelled, not completed: one
+ *     already matched may need its sender to progress. Its bytes may still
+ *     land in the receive buffer: the user's, undefined after an error
+ *     anyway, or our scratch buffer, which run_paced then never frees.
+ *   - Sends are freed, not cancelled (MPI 4.0 deprecates cancelling a send,
+ *     and MPIs do not reliably do it): the MPI finishes or drops them in the
+ *     background, reading the user's send buffer until then.
+ * The peers may still wait for this rank, as in the MPI's own collectives
+ * after an error: the application is expected to abort (the default error
+ * handler does), and the communicator's private context may hold stray
+ * messages of this call, so later calls on it are not to be trusted.
+ */
+static void ev_abandon(struct events *e)
+{
+	int i;
+
+	for (i = 0; i < e->n; i++) {
+		if (e->req[i] == MPI_REQUEST_NULL)
+			continue;
+		if (e->kind[i] != EV_SEND)
+			PMPI_Cancel(&e->req[i]);
+		if (e->kind[i] == EV_CREDIT)
+			PMPI_Wait(&e->req[i], MPI_STATUS_IGNORE);
+		else
+			PMPI_Request_free(&e->req[i]);
+	}
+}
+
+/* The first error of a PMPI_Waitsome that returned rc over ndone statuses. */
+static int waitsome_error(int rc, int ndone, const MPI_Status *status)
+{
+	int j;
+
+	if (rc != MPI_ERR_IN_STATUS)
+		return rc;
+	for (j = 0; j < ndone; j++)
+		if (status[j].MPI_ERROR != MPI_SUCCESS)
+			return status[j].MPI_ERROR;
+	return MPI_ERR_INTERN;
+}
+
+/*
+ * The sending side's phases. In phase p this rank sends to the ranks of node
+ * mynode+p, and they grant it credits in their own phase p (they receive
+ * from node i-p), so both sides walk the phases in the same order. Credit
+ * receives are posted for the lowest phase not yet sent and the next one
+ * only; a credit granted further ahead waits in the MPI as an unexpected
+ * four-byte message until this rank gets there. That cannot deadlock: by
+ * induction on p, once every phase below p is sent, every sender of phase p
+ * listens for its credits, so its receivers' grants are answered, their
+ * windows drain, and they reach every phase-p sender in turn.
+ */
+struct send_phases {
+	int *unsent;	/* phase -> ranks of its node with bytes still to send */
+	int current;	/* the lowest phase with unsent bytes; nnodes when all sent */
+	int posted;	/* the highest phase whose credit receives are posted */
+};
+
+static int phase_of(const struct comm_info *ci, int rank)
+{
+	return (ci->node_of[rank] - ci->mynode + ci->nnodes) % ci->nnodes;
+}
+
+/* Post the credit receives of the phases now due (see struct send_phases). */
+static int send_phases_advance(struct send_phases *sp, struct events *ev,
+			       const struct comm_info *ci, const MPI_Aint *slen, int *credit_in)
+{
+	int rc, i;
+
+	while (sp->current < ci->nnodes && sp->unsent[sp->current] == 0)
+		sp->current++;
+	while (sp->posted < sp->current + 1 && sp->posted + 1 < ci->nnodes) {
+		int node = (ci->mynode + ++sp->posted) % ci->nnodes;
+
+		for (i = ci->node_start[node]; i < ci->node_start[node + 1]; i++) {
+			int r = ci->by_node[i];
+
+			if (!slen[r])
+				continue;
+			rc = ev_post(ev, EV_CREDIT, r, &credit_in[r], sizeof(int), TAG_CREDIT,
+				     ci->priv);
+			if (rc != MPI_SUCCESS)
+				return rc;
+		}
+	}
+	return MPI_SUCCESS;
+}
+
+/*
+ * Move slen[r] bytes from sbuf+soff[r] to every rank r, and receive rlen[r]
+ * bytes from r at rbuf+roff[r], paced as the header says. No block is over
+ * block_limit (an int): the callers hand such calls over.
+ *
+ * Cost per call, for P ranks on nodes of L: O(P) memory and set-up; at most
+ * 2(L-1) local requests, the credit receives of two phases (2L), and the
+ * window's data receives outstanding at once, so each Waitsome scans O(L)
+ * requests, not O(P).
+ */
+int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
+			  const MPI_Aint *slen, char *rbuf, const MPI_Aint *roff,
+			  const MPI_Aint *rlen)
+{
+	struct events ev = { 0 };
+	struct send_phases sp = { .current = 1, .posted = 0 };
+	MPI_Aint *sent = calloc((size_t)ci->size, sizeof(MPI_Aint));
+	int *credit_in = calloc((size_t)ci->size, sizeof(int));
+	int *order = malloc(sizeof(int) * (size_t)ci->size);
+	int me = ci->rank, mynode = ci->mynode, nlocal, my_credits, norder = 0;
+	int oi = 0, outstanding = 0, rc = MPI_ERR_NO_MEM, i, p;
+	MPI_Aint chunk, off = 0;
+
+	sp.unsent = calloc((size_t)ci->nnodes, sizeof(int));
+	if (!sent || !credit_in || !order || !sp.unsent)
+		out_of_memory(ci, "its schedule");
+	nlocal = ci->node_start[mynode + 1] - ci->node_start[mynode];
+	/*
+	 * The node's ranks share its window: each grants window/nlocal bytes,
+	 * in its share of the credits (at least one, of at least 1 KiB). With
+	 * two ranks per node and one credit, each grants half the chunk.
+	 */
+	my_credits = (int)settings.credits / nlocal;
+	if (my_credits < 1)
+		my_credits = 1;
+	chunk = (MPI_Aint)(settings.window / (unsigned long)nlocal / (unsigned long)my_credits);
+	if (chunk < 1024)
+		chunk = 1024;
+
+	if (rlen[me])
+		memcpy(rbuf + roff[me], sbuf + soff[me], (size_t)rlen[me]);
+	/* Same node: shared memory, all at once (whole blocks: int, see block_limit). */
+	for (i = ci->node_start[mynode]; i < ci->node_start[mynode + 1]; i++) {
+		int q = ci->by_node[i];
+
+		if (q == me)
+			continue;
+		if (rlen[q] && (rc = ev_post(&ev, EV_RECV, q, rbuf + roff[q], (int)rlen[q],
+					     TAG_LOCAL, ci->priv)) != MPI_SUCCESS)
+			goto out;
+		if (slen[q] && (rc = ev_post(&ev, EV_SEND, q, sbuf + soff[q], (int)slen[q],
+					     TAG_LOCAL, ci->priv)) != MPI_SUCCESS)
+			goto out;
+	}
+	/* As a sender: the phases, and the first two phases' credit receives. */
+	for (i = 0; i < ci->size; i++)
+		if (ci->node_of[i] != mynode && slen[i])
+			sp.unsent[phase_of(ci, i)]++;
+	if ((rc = send_phases_advance(&sp, &ev, ci, slen, credit_in)) != MPI_SUCCESS)
+		goto out;
+	/* As a receiver: the senders in phase order, node mynode-p in phase p;
+	 * on each sender node start at our own local index, spreading the load. */
+	for (p = 1; p < ci->nnodes; p++) {
+		int k = (mynode - p + ci->nnodes) % ci->nnodes;
+		int first = ci->node_start[k], n = ci->node_start[k + 1] - first;
+
+		for (i = 0; i < n; i++) {
+			int s = ci->by_node[first + (i + ci->local_index[me]) % n];
+
+			if (rlen[s])
+				order[norder++] = s;
+		}
+	}
+
+	for (;;) {
+		int ndone = 0, j;
+
+		/* Grant while the window has room. */
+		while (outstanding < my_credits && oi < norder) {
+			int s = order[oi];
+			MPI_Aint len = rlen[s] - off < chunk ? rlen[s] - off : chunk;
+			int grant = (int)len;	/* at most the window, 64 MiB */
+
+			rc = ev_post(&ev, EV_DATA, s, rbuf + roff[s] + off, grant, TAG_DATA, ci->priv);
+			if (rc != MPI_SUCCESS)
+				goto out;
+			/* Four bytes, eager in every MPI: returns at once. As bytes,
+			 * the type the credit receive posts (ev_post). */
+			rc = injected_failure() ? MPI_ERR_OTHER :
+				PMPI_Send(&grant, sizeof(grant), MPI_BYTE, s, TAG_CREDIT, ci->priv);
+			if (rc != MPI_SUCCESS)
+				goto out;
+			outstanding++;
+			off += len;
+			if (off == rlen[s])
+				oi++, off = 0;
+		}
+		if (!ev.active)
+			break;
+		rc = PMPI_Waitsome(ev.n, ev.req, &ndone, ev.done, ev.status);
+		if (rc != MPI_SUCCESS) {
+			rc = waitsome_error(rc, ndone, ev.status);
+			goto out;
+		}
+		/* Read every finished slot and free it before any is reused below. */
+		for (j = 0; j < ndone; j++) {
+			int slot = ev.done[j];
+
+			ev.status[j].MPI_TAG = ev.kind[slot], ev.done[j] = ev.peer[slot];
+			ev_release(&ev, slot);
+		}
+		ev.active -= ndone;
+		for (j = 0; j < ndone; j++) {
+			int kind = ev.status[j].MPI_TAG, d = ev.done[j];
+			MPI_Aint len;
+
+			if (kind == EV_DATA)
+				outstanding--;
+			if (kind != EV_CREDIT)
+				continue;
+			/* The receiver says how much: its chunk, not ours (at most
+			 * its window, 64 MiB: an int). */
+			len = credit_in[d];
+			if (len > slen[d] - sent[d])
+				len = slen[d] - sent[d];
+			rc = ev_post(&ev, EV_SEND, d, sbuf + soff[d] + sent[d], (int)len, TAG_DATA,
+				     ci->priv);
+			if (rc != MPI_SUCCESS)
+				goto out;
+			sent[d] += len;
+			if (sent[d] < slen[d])
+				rc = ev_post(&ev, EV_CREDIT, d, &credit_in[d], sizeof(int), TAG_CREDIT,
+					     ci->priv);
+			else if (--sp.unsent[phase_of(ci, d)] == 0)
+				rc = send_phases_advance(&sp, &ev, ci, slen, credit_in);
+			if (rc != MPI_SUCCESS)
+				goto out;
+		}
+	}
+	rc = MPI_SUCCESS;
+out:
+#ifdef IBNET_A2A_TESTING
+	if (ev.n > test_most_slots)
+		test_most_slots = ev.n;
+#endif
+	if (rc == MPI_ERR_NO_MEM)
+		out_of_memory(ci, "its requests");
+	if (rc != MPI_SUCCESS)
+		ev_abandon(&ev);
+	free(sent);
+	free(credit_in);
+	free(order);
+	free(sp.unsent);
+	ev_free(&ev);
+	return rc;
+}

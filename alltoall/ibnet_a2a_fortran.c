@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ibnet_a2a_fortran.c - the Fortran bindings of the paced build (use mpi,
+ * mpif.h, and Open MPI's use mpi_f08).
+ */
+#include <pthread.h>
+
+#include "ibnet_a2a_paced.h"
+
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER is a C int here");
+
+/*
+ * Fortran. Open MPI's mpi_alltoall_ calls PMPI_Alltoall itself, so the
+ * dispatcher takes the Fortran names too; so does its mpi_f08
+ * mpi_alltoall_f08_ (through the same C routine as mpi_alltoall_,
+ * ompi_alltoall_f). MPICH's Fortran routines, mpi_f08's included, call
+ * MPI_Alltoall (and MPI_Ialltoall), which is already ours, and count there:
+ * for MPICH, and for Fortran's MPI_IN_PLACE and MPI_BOTTOM in Open MPI, the
+ * library's own Fortran routine runs.
+ *
+ * Every Fortran routine gets its handles as the address of an INTEGER: so
+ * does Open MPI's mpi_f08 (TYPE(MPI_Comm) is one INTEGER, MPI_VAL, passed by
+ * reference). Its ierror is OPTIONAL: NULL when the caller leaves it out.
+ */
+typedef void (*f_alltoall_fn)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *,
+			      MPI_Fint *, MPI_Fint *);
+typedef void (*f_alltoallv_fn)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *,
+			       MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+typedef void (*f_ialltoall_fn)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *,
+			       MPI_Fint *, MPI_Fint *, MPI_Fint *);
+typedef void (*f_ialltoallv_fn)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *,
+				MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+
+/* The MPI's own Fortran routine of that name (its profiling name: pmpi_...). */
+static void *mpis_own(const char *name)
+{
+	return host->own(name);
+}
+
+#ifdef OPEN_MPI
+/*
+ * Open MPI's Fortran sentinels, under each name mangling it may use. Its
+ * mpi_f08 MPI_IN_PLACE and MPI_BOTTOM are these same variables:
+ * "bind(C, name=...)" to the mangled mpi_fortran_in_place
+ * (ompi/mpi/fortran/base/gen-mpi-mangling.pl, mpif-f08-types.h).
+ */
+static const char *const sentinel_names[] = {
+	"mpi_fortran_in_place", "mpi_fortran_in_place_", "mpi_fortran_in_place__",
+	"MPI_FORTRAN_IN_PLACE", "mpi_fortran_bottom", "mpi_fortran_bottom_",
+	"mpi_fortran_bottom__", "MPI_FORTRAN_BOTTOM",
+};
+#define SENTINELS (sizeof(sentinel_names) / sizeof(sentinel_names[0]))
+static void *sentinel[SENTINELS];
+static pthread_once_t sentinels_once = PTHREAD_ONCE_INIT;
+
+/* Looked up once: a name the MPI lacks costs a walk over every loaded object. */
+static void find_sentinels(void)
+{
+	size_t i;
+
+	for (i = 0; i < SENTINELS; i++)
+		sentinel[i] = host->find(sentinel_names[i]);
+}
+
+static bool fortran_sentinel(const void *buf)
+{
+	size_t i;
+
+	pthread_once(&sentinels_once, find_sentinels);
+	for (i = 0; i < SENTINELS; i++)
+		if (sentinel[i] && sentinel[i] == buf)
+			return true;
+	return false;
+}
+
+/*
+ * Every rank first joins the ranks' agreement on the communicator, as the
+ * C entry does: a rank whose Fortran call is handed over below (in place)
+ * still meets the others there. The verdict, when not to pace, is the route.
+ */
+static enum route fortran_agree(MPI_Fint *comm)
+{
+	enum ibnet_a2a_verdict v = host->agree(handle_of(PMPI_Comm_f2c(*comm)));
+
+	return v == IBNET_A2A_AGREED ? IN_PLACE : verdict_route(v);
+}
+#endif
+
+/* Both Fortran bindings of MPI_Alltoall; own names the MPI's routine of the binding. */
+static void f_alltoall(const char *own, void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb,
+		       MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr)
+{
+#ifdef OPEN_MPI
+	if (!fortran_sentinel(sb) && !fortran_sentinel(rb)) {
+		int err = ibnet_a2a_alltoall(sb, *sc, PMPI_Type_f2c(*st), rb, *rc,
+					     PMPI_Type_f2c(*rt), PMPI_Comm_f2c(*comm));
+
+		if (ierr)
+			*ierr = err;
+		return;
+	}
+	/* Fortran's MPI_IN_PLACE (or MPI_BOTTOM), or a call the ranks agreed to hand over */
+	count(ALLTOALL, fortran_agree(comm));
+#endif
+	((f_alltoall_fn)mpis_own(own))(sb, sc, st, rb, rc, rt, comm, ierr);
+}
+
+static void f_alltoallv(const char *own, void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st,
+			void *rb, MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *comm,
+			MPI_Fint *ierr)
+{
+#ifdef OPEN_MPI
+	if (!fortran_sentinel(sb) && !fortran_sentinel(rb)) {
+		int err = ibnet_a2a_alltoallv(sb, sc, sd, PMPI_Type_f2c(*st), rb, rc, rd,
+					      PMPI_Type_f2c(*rt), PMPI_Comm_f2c(*comm));
+
+		if (ierr)
+			*ierr = err;
+		return;
+	}
+	count(ALLTOALLV, fortran_agree(comm));
+#endif
+	((f_alltoallv_fn)mpis_own(own))(sb, sc, sd, st, rb, rc, rd, rt, comm, ierr);
+}
+
+/*
+ * Non-blocking from Fortran: the MPI's own routine. Open MPI's calls
+ * PMPI_Ialltoall, unseen by us, so the call is counted here; MPICH's calls
+ * MPI_Ialltoall, ours, which counts it.
+ */
+static void f_ialltoall(const char *own, void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb,
+			MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr)
+{
+#ifdef OPEN_MPI
+	count(IALLTOALL, nonblocking_route());
+#endif
+	((f_ialltoall_fn)mpis_own(own))(sb, sc, st, rb, rc, rt, comm, req, ierr);
+}
+
+static void f_ialltoallv(const char *own, void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st,
+			 void *rb, MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *comm,
+			 MPI_Fint *req, MPI_Fint *ierr)
+{
+#ifdef OPEN_MPI
+	count(IALLTOALLV, nonblocking_route());
+#endif
+	((f_ialltoallv_fn)mpis_own(own))(sb, sc, sd, st, rb, rc, rd, rt, comm, req, ierr);
+}
+
+/* use mpi and mpif.h: what the dispatcher's mpi_alltoall_ and its other manglings call. */
+EXPORT void ibnet_a2a_f_alltoall(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
+				 MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	f_alltoall("pmpi_alltoall_", sb, sc, st, rb, rc, rt, comm, ierr);
+}
+
+EXPORT void ibnet_a2a_f_alltoallv(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb,
+				  MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *comm,
+				  MPI_Fint *ierr)
+{
+	f_alltoallv("pmpi_alltoallv_", sb, sc, sd, st, rb, rc, rd, rt, comm, ierr);
+}
+
+EXPORT void ibnet_a2a_f_ialltoall(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
+				  MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr)
+{
+	f_ialltoall("pmpi_ialltoall_", sb, sc, st, rb, rc, rt, comm, req, ierr);
+}
+
+EXPORT void ibnet_a2a_f_ialltoallv(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb,
+				   MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *comm,
+				   MPI_Fint *req, MPI_Fint *ierr)
+{
+	f_ialltoallv("pmpi_ialltoallv_", sb, sc, sd, st, rb, rc, rd, rt, comm, req, ierr);
+}
+
+#ifdef OPEN_MPI
+/*
+ * use mpi_f08, Open MPI (4.1 and 5.0: mpi_alltoall_f08_ in
+ * libmpi_usempif08). MPICH's mpi_f08 routines have other names
+ * (mpi_alltoall_f08ts_) and reach our MPI_Alltoall by themselves: its build
+ * has none of these, and the dispatcher sends the f08 names to the MPI.
+ */
+EXPORT void ibnet_a2a_f08_alltoall(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
+				   MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	f_alltoall("pmpi_alltoall_f08_", sb, sc, st, rb, rc, rt, comm, ierr);
+}
+
+EXPORT void ibnet_a2a_f08_alltoallv(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb,
+				    MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *comm,
+				    MPI_Fint *ierr)
+{
+	f_alltoallv("pmpi_alltoallv_f08_", sb, sc, sd, st, rb, rc, rd, rt, comm, ierr);
+}
+
+EXPORT void ibnet_a2a_f08_ialltoall(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
+				    MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr)
+{
+	f_ialltoall("pmpi_ialltoall_f08_", sb, sc, st, rb, rc, rt, comm, req, ierr);
+}
+
+EXPORT void ibnet_a2a_f08_ialltoallv(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st,
+				     void *rb, MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt,
+				     MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr)
+{
+	f_ialltoallv("pmpi_ialltoallv_f08_", sb, sc, sd, st, rb, rc, rd, rt, comm, req, ierr);
+}
+#endif

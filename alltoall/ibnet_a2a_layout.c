@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ibnet_a2a_layout.c - a communicator's nodes, as the paced scheme sees them
+ * (struct comm_info): made on its first paced call, kept as an attribute,
+ * freed with it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibnet_a2a_paced.h"
+
+static int keyval = MPI_KEYVAL_INVALID;
+
+static void info_free(struct comm_info *ci)
+{
+	if (!ci)
+		return;
+#ifdef IBNET_A2A_TESTING
+	if (ci->nnodes)		/* one that was complete and kept */
+		test_infos_freed++;
+#endif
+	if (ci->priv != MPI_COMM_NULL)
+		PMPI_Comm_free(&ci->priv);
+	free(ci->node_of);
+	free(ci->node_start);
+	free(ci->by_node);
+	free(ci->local_index);
+	free(ci);
+}
+
+static int delete_info(MPI_Comm comm, int kv, void *attr, void *extra)
+{
+	(void)comm, (void)kv, (void)extra;
+	info_free(attr);
+	return MPI_SUCCESS;
+}
+
+/*
+ * Collective over comm: every rank of comm calls it on the same call.
+ * MPI_SUCCESS with *out set, or with *out NULL on every rank when any is
+ * out of memory (the call is handed over); otherwise a failed call's code,
+ * already reported through comm's error handler.
+ */
+int comm_info(MPI_Comm comm, struct comm_info **out)
+{
+	struct comm_info *ci;
+	MPI_Comm shm;
+	int found, leader, i, rc, ok, size, *leaders = NULL, *count = NULL;
+
+	*out = NULL;
+	if (PMPI_Comm_get_attr(comm, keyval, &ci, &found) == MPI_SUCCESS && found) {
+		*out = ci;
+		return MPI_SUCCESS;
+	}
+	PMPI_Comm_size(comm, &size);
+	ci = calloc(1, sizeof(*ci));
+	if (ci) {
+		ci->priv = MPI_COMM_NULL;
+		ci->size = size;
+		PMPI_Comm_rank(comm, &ci->rank);
+		ci->node_of = malloc(sizeof(int) * (size_t)size);
+		ci->node_start = calloc((size_t)size + 1, sizeof(int));
+		ci->by_node = malloc(sizeof(int) * (size_t)size);
+		ci->local_index = malloc(sizeof(int) * (size_t)size);
+	}
+	leaders = malloc(sizeof(int) * (size_t)size);
+	count = calloc((size_t)size + 1, sizeof(int));
+	ok = ci && ci->node_of && ci->node_start && ci->by_node && ci->local_index && leaders &&
+	     count && !test_no_memory(comm);
+	/*
+	 * Out of memory on any rank: every rank hands the call over, and all
+	 * learn it here, before the collectives below that a rank without its
+	 * arrays could not join. On comm itself (we are inside a collective
+	 * call on it, which every rank makes in the same order); its failure
+	 * the MPI reports through comm's handler.
+	 */
+	rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+	if (rc != MPI_SUCCESS || !ok)
+		goto out;
+	/*
+	 * Our own context first, and everything below on it. A duplicate keeps
+	 * the handler comm had when it was made; ours returns errors to us
+	 * instead, and we report each once, through the handler comm has at the
+	 * failing call. The duplication itself reports through comm's handler
+	 * (the MPI calls it), so its failure is not reported again.
+	 */
+	rc = PMPI_Comm_dup(comm, &ci->priv);
+	if (rc != MPI_SUCCESS) {
+		ci->priv = MPI_COMM_NULL;
+		goto out;
+	}
+	PMPI_Comm_set_errhandler(ci->priv, MPI_ERRORS_RETURN);
+	rc = PMPI_Comm_split_type(ci->priv, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
+	if (rc != MPI_SUCCESS)
+		goto failed;
+	leader = ci->rank;
+	rc = PMPI_Bcast(&leader, 1, MPI_INT, 0, shm);
+	PMPI_Comm_free(&shm);
+	if (rc != MPI_SUCCESS)
+		goto failed;
+#ifdef IBNET_A2A_TESTING
+	/* Tests on one machine: pretend each run of K consecutive ranks is a node. */
+	if (test_ranks_per_node > 0)
+		leader = ci->rank - ci->rank % test_ranks_per_node;
+#endif
+	rc = PMPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, ci->priv);
+	if (rc != MPI_SUCCESS)
+		goto failed;
+	/* A leader is the lowest rank of its node (rank 0 of a key-0 split). */
+	for (i = 0; i < ci->size; i++)
+		if (leaders[i] == i)
+			count[i] = ci->nnodes++;	/* count[] holds leader -> node for now */
+	for (i = 0; i < ci->size; i++)
+		ci->node_of[i] = count[leaders[i]];
+	memset(count, 0, sizeof(int) * ((size_t)ci->size + 1));
+	for (i = 0; i < ci->size; i++)
+		count[ci->node_of[i] + 1]++;
+	for (i = 0; i < ci->nnodes; i++)
+		ci->node_start[i + 1] = ci->node_start[i] + count[i + 1];
+	memset(count, 0, sizeof(int) * ((size_t)ci->size + 1));
+	for (i = 0; i < ci->size; i++) {
+		int n = ci->node_of[i];
+
+		ci->local_index[i] = count[n];
+		ci->by_node[ci->node_start[n] + count[n]++] = i;
+	}
+	ci->mynode = ci->node_of[ci->rank];
+	for (i = 0; i < ci->nnodes; i++) {
+		unsigned long here = (unsigned long)(ci->node_start[i + 1] - ci->node_start[i]);
+		unsigned long pairs = here * ((unsigned long)ci->size - here);
+
+		if (pairs > ci->fanin_pairs)
+			ci->fanin_pairs = pairs;
+	}
+	PMPI_Comm_set_attr(comm, keyval, ci);
+#ifdef IBNET_A2A_TESTING
+	test_infos_made++;
+#endif
+	*out = ci;
+	ci = NULL;
+	goto out;
+failed:
+	report_failure(comm, rc);
+out:
+	free(leaders);
+	free(count);
+	info_free(ci);
+	return rc;
+}
+
+void a2a_layout_init(void)
+{
+	PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_info, &keyval, NULL);
+}

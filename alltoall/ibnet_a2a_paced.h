@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ibnet_a2a_paced.h - the parts of one paced build (libibnet-a2a-ABI.so)
+ * and what they share. Internal: built per MPI ABI, never installed as a
+ * header. Each decision has its file:
+ *   ibnet_a2a_paced.c     the entry points, the settings, the test hooks
+ *   ibnet_a2a_route.c     where a call goes (enum route) and why
+ *   ibnet_a2a_layout.c    a communicator's nodes (struct comm_info)
+ *   ibnet_a2a_pack.c      a call's buffers as bytes: plain or packed
+ *   ibnet_a2a_exchange.c  the paced exchange between nodes (the algorithm)
+ *   ibnet_a2a_report.c    the counts, the report and the node's tally
+ *   ibnet_a2a_fortran.c   the Fortran bindings
+ *   ibnet_a2a_types.c     which datatypes travel as plain memory
+ */
+#ifndef IBNET_A2A_PACED_H
+#define IBNET_A2A_PACED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <mpi.h>
+
+#include "ibnet_a2a_host.h"
+#include "ibnet_a2a_settings.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* Why a call went where it went; counted per process for the report. */
+enum route {
+	PACED,
+	OFF,		/* SLURM_IBNET_ALLTOALL_PACED=0, a bad setting, or the user's MPI choice */
+	THREADS,	/* MPI_THREAD_MULTIPLE on a rank: collectives may run concurrently */
+	NO_BUILD,	/* a rank of the communicator has no paced build (ibnet_a2a_agree.c) */
+	SETTINGS_DIFFER,	/* the ranks' settings differ */
+	NOT_AGREED,	/* the ranks' agreement itself failed */
+	INTERCOMM,
+	ONE_RANK,	/* a communicator of one rank: a copy, nothing on the wire */
+	IN_PLACE,
+	BELOW,		/* the bytes converging on a node's port stay below the threshold */
+	ONE_NODE,	/* every rank on one node: shared memory, no port to pace */
+	BIG_BLOCK,	/* a block over block_limit: our calls count bytes in an int */
+	/*
+	 * An erroneous call: a block's bytes as sent differ from its bytes as
+	 * received. The MPI's own reports it as it does (MPI_ERR_TRUNCATE);
+	 * the paced scheme would wait for bytes that never come.
+	 */
+	SIZES_DIFFER,
+	NO_MEMORY,	/* a rank could not allocate the communicator's layout */
+	/*
+	 * MPI_Ialltoall(v): pacing needs the exchange to advance while the
+	 * application computes, which a preload cannot do safely in either MPI
+	 * (docs/admin-guide.md, "Which calls are paced").
+	 */
+	NONBLOCKING,
+	ROUTES
+};
+extern const char *const route_name[ROUTES];
+
+/* The calls we take, one line each in the report. */
+enum kind { ALLTOALL, ALLTOALLV, IALLTOALL, IALLTOALLV, KINDS };
+extern const char *const kind_name[KINDS];
+
+/* What we keep per communicator (an attribute, freed with it). */
+struct comm_info {
+	MPI_Comm priv;		/* our traffic's own context */
+	int size, rank, nnodes, mynode;
+	int *node_of;		/* rank -> node, nodes numbered by their lowest rank */
+	int *node_start;	/* node -> first index in by_node; [nnodes] = size */
+	int *by_node;		/* ranks grouped by node, each group in rank order */
+	int *local_index;	/* rank -> its place in its node's group */
+	/* Pairs converging on the busiest node's port: max over nodes of
+	 * ranks on it x ranks elsewhere. Times the bytes per pair, what one
+	 * call puts on that port at once when nothing paces it. */
+	unsigned long fanin_pairs;
+};
+
+/* The settings every part reads (ibnet_a2a_paced.c, read once). */
+extern struct ibnet_a2a_settings settings;
+extern bool enabled;		/* the paced scheme may run at all */
+extern bool report;		/* SLURM_IBNET_ALLTOALL_REPORT */
+extern int world_rank;
+extern pid_t settings_pid;	/* the process that read them */
+extern unsigned long block_limit;
+/* The dispatcher's help: the MPI's own symbols, and the ranks' agreement. */
+extern const struct ibnet_a2a_host *host;
+
+/* Read the settings once, from the first call of any kind. */
+void a2a_init(void);
+void say(const char *what);
+uintptr_t handle_of(MPI_Comm comm);
+int report_failure(MPI_Comm comm, int rc);
+
+/* ibnet_a2a_report.c */
+void count(enum kind k, enum route r);
+void a2a_at_exit(void);
+
+/* ibnet_a2a_layout.c */
+void a2a_layout_init(void);
+int comm_info(MPI_Comm comm, struct comm_info **out);
+
+/* ibnet_a2a_route.c */
+enum route verdict_route(enum ibnet_a2a_verdict v);
+enum route size_route(const struct comm_info *ci, unsigned long block_bytes);
+int comm_route(MPI_Comm comm, const void *sendbuf, enum route *route, struct comm_info **ci);
+enum route nonblocking_route(void);
+
+/* ibnet_a2a_exchange.c */
+void out_of_memory(const struct comm_info *ci, const char *what);
+int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
+		   const MPI_Aint *slen, char *rbuf, const MPI_Aint *roff, const MPI_Aint *rlen);
+
+/* ibnet_a2a_pack.c */
+int run_paced(struct comm_info *ci, const void *sendbuf, const int *scounts, const int *sdispls,
+	      int scount, MPI_Datatype stype, void *recvbuf, const int *rcounts,
+	      const int *rdispls, int rcount, MPI_Datatype rtype);
+
+/* The C entry points, which the Fortran bindings call too. */
+int ibnet_a2a_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+		       int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int ibnet_a2a_alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls,
+			MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+			const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm);
+
+/*
+ * Test builds only (-DIBNET_A2A_TESTING, build/tests/): the
+ * SLURM_IBNET_ALLTOALL_TEST_* hooks (ibnet_a2a_paced.c says each). The
+ * installed builds have none: the calls below are constants there.
+ */
+#ifdef IBNET_A2A_TESTING
+extern int test_ranks_per_node;
+extern unsigned long test_infos_made, test_infos_freed;
+extern int test_most_slots;
+bool test_no_memory(MPI_Comm comm);
+bool test_no_scratch(int rank);
+bool injected_failure(void);
+#else
+static inline bool test_no_memory(MPI_Comm comm)
+{
+	(void)comm;
+	return false;
+}
+
+static inline bool test_no_scratch(int rank)
+{
+	(void)rank;
+	return false;
+}
+
+static inline bool injected_failure(void)
+{
+	return false;
+}
+#endif
+
+#endif

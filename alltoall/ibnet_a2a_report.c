@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ibnet_a2a_report.c - the counts of each call kind and route, the report at
+ * exit (SLURM_IBNET_ALLTOALL_REPORT), and the node's tally file.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "ibnet_a2a_paced.h"
+#include "ibnet_job_vars.h"
+
+const char *const route_name[ROUTES] = {
+	"paced", "switched off", "MPI_THREAD_MULTIPLE", "a rank without the paced build",
+	"settings that differ between ranks", "no agreement between ranks",
+	"inter-communicator", "one rank",
+	"MPI_IN_PLACE", "below the threshold", "all ranks on one node", "a block of 2 GiB or more",
+	"send and receive sizes that differ", "out of memory", "non-blocking (the MPI's own)",
+};
+
+const char *const kind_name[KINDS] = {
+	"MPI_Alltoall", "MPI_Alltoallv", "MPI_Ialltoall", "MPI_Ialltoallv",
+};
+static unsigned long served[KINDS][ROUTES];
+
+/* Count one call; atomic, as calls on different communicators may run at once. */
+void count(enum kind k, enum route r)
+{
+	__atomic_fetch_add(&served[k][r], 1, __ATOMIC_RELAXED);
+}
+
+/* The calls of one kind this process made, whatever their route. */
+static unsigned long calls_of(enum kind k)
+{
+	unsigned long total = 0;
+	int r;
+
+	for (r = 0; r < ROUTES; r++)
+		total += served[k][r];
+	return total;
+}
+
+static void print_report(void)
+{
+	char line[512];
+	int k, r, n;
+
+	for (k = 0; k < KINDS; k++) {
+		unsigned long total = calls_of((enum kind)k);
+
+		if (!total)
+			continue;
+		n = snprintf(line, sizeof(line), "rank %d: %s: %lu call%s: ", world_rank,
+			     kind_name[k], total, total == 1 ? "" : "s");
+		for (r = 0; r < ROUTES && n < (int)sizeof(line); r++)
+			if (served[k][r] || r == PACED)
+				n += snprintf(line + n, sizeof(line) - (size_t)n, "%s%lu %s",
+					      r ? ", " : "", served[k][r],
+					      r == PACED ? "paced" : route_name[r]);
+		say(line);
+	}
+}
+
+/*
+ * This process's counts for the node's log line: one file in the step's
+ * tally directory (IBNET_A2A_ENV_TALLY), one line per call kind and route.
+ */
+static void write_tally(const char *dir)
+{
+	char path[4096];
+	FILE *f;
+	int fd, k, r;
+
+	if (snprintf(path, sizeof(path), "%s/a2a.XXXXXX", dir) >= (int)sizeof(path) ||
+	    (fd = mkstemp(path)) < 0)
+		return;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return;
+	}
+	for (k = 0; k < KINDS; k++)
+		for (r = 0; r < ROUTES; r++)
+			if (served[k][r])
+				fprintf(f, "%s\t%s\t%lu\n", kind_name[k], route_name[r],
+					served[k][r]);
+	fclose(f);
+}
+
+/*
+ * At exit: the report when asked for; the node's tally when the plugin made
+ * a directory for it. And when nobody asked for a report but the step asked
+ * for the paced scheme (SLURM_IBNET_ALLTOALL=paced) and not one call was
+ * paced, rank 0 says why anyway (every rank routes alike): the user asked
+ * for something they did not get.
+ */
+void a2a_at_exit(void)
+{
+	const char *dir = getenv(IBNET_A2A_ENV_TALLY), *asked = getenv(IBNET_A2A_ENV_SCHEME);
+	const char *flag = getenv(IBNET_A2A_ENV_REPORT);
+	enum ibnet_a2a_scheme scheme;
+	unsigned long total = 0;
+	int k;
+
+	if (getpid() != settings_pid)
+		return;
+	for (k = 0; k < KINDS; k++)
+		total += calls_of((enum kind)k);
+	if (!total)
+		return;
+	if (dir && *dir)
+		write_tally(dir);
+	if (report) {
+		print_report();
+#ifdef IBNET_A2A_TESTING
+		{
+			char line[160];
+
+			snprintf(line, sizeof(line), "rank %d: test: communicator state: %lu made, "
+				 "%lu freed; most requests outstanding: %d", world_rank,
+				 test_infos_made, test_infos_freed, test_most_slots);
+			say(line);
+		}
+#endif
+		return;
+	}
+	if (flag || world_rank != 0 || !asked || ibnet_a2a_scheme_parse(asked, &scheme) < 0 ||
+	    scheme != IBNET_ALLTOALL_PACED)
+		return;
+	for (k = 0; k < KINDS; k++)
+		if (served[k][PACED])
+			return;
+	say("--ordered-alltoall was asked for, but no all-to-all call of this job was paced; "
+	    "why, by call (" IBNET_A2A_ENV_REPORT "=0 silences this):");
+	print_report();
+}

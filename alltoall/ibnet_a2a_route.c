@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ibnet_a2a_route.c - where a call goes, and why (enum route): the checks
+ * every rank reaches alike, the ranks' agreement, the fan-in rule.
+ */
+
+#include "ibnet_a2a_paced.h"
+
+/* The route of a verdict that is not to pace. */
+enum route verdict_route(enum ibnet_a2a_verdict v)
+{
+	switch (v) {
+	case IBNET_A2A_DIFFER_BUILD:
+		return NO_BUILD;
+	case IBNET_A2A_DIFFER_THREADS:
+		return THREADS;
+	case IBNET_A2A_DIFFER_SETTINGS:
+		return SETTINGS_DIFFER;
+	case IBNET_A2A_NOT_AGREED:
+	default:
+		return NOT_AGREED;
+	}
+}
+
+/* Checks every rank of a collective reaches alike (the standard requires
+ * MPI_IN_PLACE on all ranks or none, and equal type signatures; the
+ * agreement makes the process's own inputs alike). */
+static enum route common_route(MPI_Comm comm, const void *sendbuf)
+{
+	enum ibnet_a2a_verdict verdict;
+	int inter = 0, size = 0;
+
+	a2a_init();
+	/* First, on every rank: what a process decides alone, agreed (thread
+	 * level, settings, the build's presence: ibnet_a2a_agree.c). */
+	if ((verdict = host->agree(handle_of(comm))) != IBNET_A2A_AGREED)
+		return verdict_route(verdict);
+	if (!enabled)
+		return OFF;
+	PMPI_Comm_test_inter(comm, &inter);
+	if (inter)
+		return INTERCOMM;
+	PMPI_Comm_size(comm, &size);
+	if (size < 2)
+		return ONE_RANK;
+	if (sendbuf == MPI_IN_PLACE)
+		return IN_PLACE;
+	return PACED;
+}
+
+/*
+ * Pace a call when the bytes it would put on the busiest node's port at
+ * once reach the threshold: what overflows a shallow switch port is the
+ * fan-in (8 nodes x 12 KiB converge as 84 KiB on a 24 KB port), not the
+ * bytes per pair. A 2-rank call is one flow, paced too when it is large
+ * enough to overflow the port in slow start. Below, no port can overflow
+ * and the MPI's own all-to-all runs at no cost of ours.
+ */
+static enum route fanin_route(const struct comm_info *ci, unsigned long pair_bytes)
+{
+	unsigned long fanin;
+
+	/*
+	 * Under IBNET_A2A_PAIR_MIN per pair the MPI's own runs whatever the
+	 * fan-in (threshold 0 aside: "pace everything"). With many ranks per
+	 * node the fan-in of tiny blocks reaches the threshold, but the MPI's
+	 * small-message algorithms (Bruck) send log2(P) combined messages, not
+	 * P, and one credit round trip per block would cost more than it saves.
+	 */
+	if (settings.threshold && pair_bytes < IBNET_A2A_PAIR_MIN)
+		return BELOW;
+	if (__builtin_mul_overflow(pair_bytes, ci->fanin_pairs, &fanin))
+		fanin = (unsigned long)-1;
+	return fanin < settings.threshold ? BELOW : PACED;
+}
+
+/* The route of a call the scheme could take, by its largest block. */
+enum route size_route(const struct comm_info *ci, unsigned long block_bytes)
+{
+	return block_bytes > block_limit ? BIG_BLOCK : fanin_route(ci, block_bytes);
+}
+
+/*
+ * Both calls' route before their sizes are known: common_route's checks,
+ * then the communicator's layout (collective: every rank of comm reaches it
+ * alike). *ci is set where the route is still PACED. A failed set-up is
+ * reported and its code returned.
+ */
+int comm_route(MPI_Comm comm, const void *sendbuf, enum route *route,
+		      struct comm_info **ci)
+{
+	int rc;
+
+	*ci = NULL;
+	*route = common_route(comm, sendbuf);
+	if (*route != PACED)
+		return MPI_SUCCESS;
+	if ((rc = comm_info(comm, ci)) != MPI_SUCCESS)
+		return rc;
+	if (!*ci)
+		*route = NO_MEMORY;
+	else if ((*ci)->nnodes < 2)
+		*route = ONE_NODE;
+	return MPI_SUCCESS;
+}
+
+/*
+ * MPI_Ialltoall and MPI_Ialltoallv: always the MPI's own (enum route,
+ * NONBLOCKING), counted. A call does not run init_once by way of comm_route,
+ * so it runs it here: a program with only non-blocking calls still gets its
+ * report and its settings.
+ */
+enum route nonblocking_route(void)
+{
+	a2a_init();
+	return enabled ? NONBLOCKING : OFF;
+}
