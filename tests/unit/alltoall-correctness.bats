@@ -18,30 +18,7 @@
 # timeout: a hang is a failure (status 124), not a stuck suite.
 
 load ../helpers/common
-
-A2A_TEST=$BUILD/tests/libibnet-alltoall.so
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-
-# ompi NP RANKS_PER_NODE PROGRAM ARGS...: a real Open MPI run with the test
-# preload (PRELOAD= another), killed after TIMEOUT seconds (120); EXTRA=VAR=VALUE
-# one more variable.
-ompi() {
-	local np=$1 rpn=$2
-	shift 2
-	timeout "${TIMEOUT:-120}" mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np "$np" \
-		-x LD_PRELOAD="${PRELOAD:-$A2A_TEST}" -x SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE="$rpn" \
-		-x SLURM_IBNET_ALLTOALL_THRESHOLD="${THRESHOLD:-0}" -x SLURM_IBNET_ALLTOALL_REPORT=1 \
-		${EXTRA:+-x "$EXTRA"} "$@"
-}
-
-mpich() {
-	local np=$1 rpn=$2
-	shift 2
-	timeout "${TIMEOUT:-120}" mpiexec.mpich -n "$np" -env LD_PRELOAD "${PRELOAD:-$A2A_TEST}" \
-		-env SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE "$rpn" \
-		-env SLURM_IBNET_ALLTOALL_THRESHOLD "${THRESHOLD:-0}" -env SLURM_IBNET_ALLTOALL_REPORT 1 \
-		${EXTRA:+-env "${EXTRA%%=*}" "${EXTRA#*=}"} "$@"
-}
+load ../helpers/alltoall
 
 # mpmd MPI RPN 'VAR=VALUE...' 'ARGS' 'VAR=VALUE...' 'ARGS': a2a_mpmd in two
 # app contexts of two ranks each, each with its own environment (given by

@@ -14,33 +14,10 @@
 # library across the simulated nodes, where MPI finds the nodes itself.
 
 load ../helpers/common
-
-A2A=$BUILD/libibnet-alltoall.so
-A2A_TEST=$BUILD/tests/libibnet-alltoall.so
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+load ../helpers/alltoall
 
 setup() {
 	CONF="ib_hostname=$PAPER_RULE rsgate=$RSGATE alltoall_lib=$A2A"
-}
-
-# ompi NP RANKS_PER_NODE PROGRAM ARGS...: a real Open MPI run with the preload
-# (the test build; PRELOAD= another), killed after TIMEOUT seconds (120).
-ompi() {
-	local np=$1 rpn=$2
-	shift 2
-	timeout "${TIMEOUT:-120}" mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np "$np" \
-		-x LD_PRELOAD="${PRELOAD:-$A2A_TEST}" -x SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE="$rpn" \
-		-x SLURM_IBNET_ALLTOALL_THRESHOLD="${THRESHOLD:-0}" -x SLURM_IBNET_ALLTOALL_REPORT=1 \
-		${EXTRA:+-x "$EXTRA"} "$@"
-}
-
-mpich() {
-	local np=$1 rpn=$2
-	shift 2
-	timeout "${TIMEOUT:-120}" mpiexec.mpich -n "$np" -env LD_PRELOAD "${PRELOAD:-$A2A_TEST}" \
-		-env SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE "$rpn" \
-		-env SLURM_IBNET_ALLTOALL_THRESHOLD "${THRESHOLD:-0}" -env SLURM_IBNET_ALLTOALL_REPORT 1 \
-		${EXTRA:+-env "${EXTRA%%=*}" "${EXTRA#*=}"} "$@"
 }
 
 # paced_calls OUTPUT: how many calls rank 0 says were paced.

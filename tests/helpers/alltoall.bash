@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The paced all-to-all's unit tests share these launchers (tests/unit/
+# alltoall.bats, alltoall-correctness.bats): real Open MPI and MPICH runs on
+# this machine with the test build preloaded, each K consecutive ranks a
+# pretend node (SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE).
+
+A2A=$BUILD/libibnet-alltoall.so
+A2A_TEST=$BUILD/tests/libibnet-alltoall.so
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# ompi NP RANKS_PER_NODE PROGRAM ARGS...: a real Open MPI run with the preload
+# (the test build; PRELOAD= another), killed after TIMEOUT seconds (120);
+# EXTRA=VAR=VALUE one more variable.
+ompi() {
+	local np=$1 rpn=$2
+	shift 2
+	timeout "${TIMEOUT:-120}" mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np "$np" \
+		-x LD_PRELOAD="${PRELOAD:-$A2A_TEST}" -x SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE="$rpn" \
+		-x SLURM_IBNET_ALLTOALL_THRESHOLD="${THRESHOLD:-0}" -x SLURM_IBNET_ALLTOALL_REPORT=1 \
+		${EXTRA:+-x "$EXTRA"} "$@"
+}
+
+# mpich NP RANKS_PER_NODE PROGRAM ARGS...: the same with MPICH (Hydra).
+mpich() {
+	local np=$1 rpn=$2
+	shift 2
+	timeout "${TIMEOUT:-120}" mpiexec.mpich -n "$np" -env LD_PRELOAD "${PRELOAD:-$A2A_TEST}" \
+		-env SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE "$rpn" \
+		-env SLURM_IBNET_ALLTOALL_THRESHOLD "${THRESHOLD:-0}" -env SLURM_IBNET_ALLTOALL_REPORT 1 \
+		${EXTRA:+-env "${EXTRA%%=*}" "${EXTRA#*=}"} "$@"
+}
