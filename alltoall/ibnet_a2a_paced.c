@@ -228,13 +228,33 @@ static void sizes_check_combine(void *in, void *inout, int *len, MPI_Datatype *t
 	}
 }
 
+/*
+ * MPI_Finalize deletes MPI_COMM_SELF's attributes first (MPI 4.0, 11.2.4):
+ * the check's type and operation go with them, so the MPI finds nothing of
+ * ours left (MPICH's datatype engine warns of every handle still held).
+ */
+static int free_sizes_check(MPI_Comm comm, int kv, void *attr, void *extra)
+{
+	(void)comm, (void)kv, (void)attr, (void)extra;
+	if (sizes_check_type != MPI_DATATYPE_NULL)
+		PMPI_Type_free(&sizes_check_type);
+	if (sizes_check_op != MPI_OP_NULL)
+		PMPI_Op_free(&sizes_check_op);
+	return MPI_SUCCESS;
+}
+
 static void init_once(void)
 {
+	int at_finalize = MPI_KEYVAL_INVALID;
+
 	read_settings();
 	read_test_settings();
 	PMPI_Type_contiguous(2, MPI_UNSIGNED_LONG, &sizes_check_type);
 	PMPI_Type_commit(&sizes_check_type);
 	PMPI_Op_create(sizes_check_combine, 1, &sizes_check_op);
+	if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_sizes_check, &at_finalize,
+				    NULL) == MPI_SUCCESS)
+		PMPI_Comm_set_attr(MPI_COMM_SELF, at_finalize, NULL);
 	a2a_layout_init();
 	PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
 }
