@@ -10,13 +10,11 @@
 #include <stdint.h>
 
 #include "ibnet_a2a_host.h"
-
-/* The MPI ABI the process runs, as the dispatcher found it. */
-enum ibnet_a2a_abi { IBNET_A2A_ABI_UNKNOWN, IBNET_A2A_ABI_OMPI, IBNET_A2A_ABI_MPICH };
+#include "ibnet_a2a_settings.h"	/* enum ibnet_a2a_abi */
 
 /*
- * Once, before the first agreement: the process's MPI ABI and whether a
- * paced build serves it here. Without an ABI we know, there is nothing to
+ * Once, before the first agreement: the process's MPI ABI (as the
+ * dispatcher found it) and whether a paced build serves it here. Without an ABI we know, there is nothing to
  * agree with (every rank of a job runs the same MPI library): every
  * communicator is IBNET_A2A_AGREED and the build's own checks decide.
  */

@@ -9,7 +9,7 @@
  * nothing when loaded, so bash, srun or python without MPI run exactly as
  * without it. On the first call (by then an MPI is in the process) it asks
  * the MPI which it is (MPI_Get_library_version) and loads the paced
- * all-to-all built for that ABI from its own directory:
+ * all-to-all built for that ABI from its own directory (ibnet_a2a_builds):
  *   Open MPI                        libibnet-a2a-ompi.so
  *   MPICH, Intel MPI, MVAPICH2      libibnet-a2a-mpich.so (the MPICH ABI)
  * Any other MPI, or a build that does not load, gets the MPI's own routines,
@@ -116,11 +116,10 @@ static enum ibnet_a2a_abi abi_of_mpi(void)
 	return IBNET_A2A_ABI_UNKNOWN;
 }
 
-/* The build that serves an ABI. */
+/* The build that serves an ABI (the one table: ibnet_a2a_settings.h), or NULL. */
 static const char *abi_build(enum ibnet_a2a_abi which)
 {
-	return which == IBNET_A2A_ABI_OMPI ? "libibnet-a2a-ompi.so" :
-	       which == IBNET_A2A_ABI_MPICH ? "libibnet-a2a-mpich.so" : NULL;
+	return (unsigned)which < IBNET_A2A_ABI_COUNT ? ibnet_a2a_builds[which].file : NULL;
 }
 
 /* The MPI's own C routines; one missing is looked up again, with its sentence, when called. */

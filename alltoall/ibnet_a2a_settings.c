@@ -26,6 +26,11 @@ static const struct {
 	{ "default", IBNET_ALLTOALL_DEFAULT },
 };
 
+const struct ibnet_a2a_build ibnet_a2a_builds[IBNET_A2A_ABI_COUNT] = {
+	[IBNET_A2A_ABI_OMPI] = { "ompi", "libibnet-a2a-ompi.so", "Open MPI jobs" },
+	[IBNET_A2A_ABI_MPICH] = { "mpich", "libibnet-a2a-mpich.so", "MPICH-ABI jobs" },
+};
+
 /* The error's words; %s and %s are the bounds, written as a user would. */
 const struct ibnet_a2a_key_info ibnet_a2a_keys[IBNET_A2A_KEY_COUNT] = {
 	[IBNET_A2A_WINDOW] = { "alltoall_window", IBNET_A2A_ENV_WINDOW, IBNET_A2A_WINDOW_MIN,

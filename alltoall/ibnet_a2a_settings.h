@@ -2,12 +2,14 @@
 /*
  * ibnet_a2a_settings.h - the all-to-all's one table: its schemes, the MPI
  * variables with which a user picks an MPI's own algorithm, and the paced
- * scheme's settings with their variables and bounds.
+ * scheme's settings with their variables and bounds, and the paced
+ * scheme's build for each MPI ABI.
  *
  * The plugin's configuration (alltoall_window=, ...), its request
- * (SLURM_IBNET_ALLTOALL), its environment plan, ibnet-hosts and the job's
- * libraries (the dispatcher, the paced scheme) read the schemes, the MPI
- * variables, the settings' variables and their bounds here. (The config's
+ * (SLURM_IBNET_ALLTOALL), its environment plan, its node probe, ibnet-hosts
+ * and the job's libraries (the dispatcher, the paced scheme) read the
+ * schemes, the per-MPI builds, the MPI variables, the settings' variables
+ * and their bounds here. (The config's
  * list of keys names alltoall_* too, in the order the admin guide documents
  * them; the scheduler's record says "ordered", a word of its own.) No MPI,
  * no Slurm.
@@ -44,6 +46,29 @@ const char *ibnet_a2a_scheme_name(enum ibnet_a2a_scheme scheme);
  */
 int ibnet_a2a_scheme_parse(const char *value, enum ibnet_a2a_scheme *out);
 #define IBNET_A2A_SCHEME_WORDS "ordered, paced, pairwise or default"
+
+/*
+ * The paced scheme is built once per MPI ABI (its handles differ), each
+ * build a file beside the dispatcher, which loads the one for the job's MPI
+ * (alltoall/ibnet_a2a_dispatch.c); the plugin's probe checks which are on
+ * the node, for the step's log line (spank-ibnet/ibnet_probe.c). Without
+ * the build for its MPI, a process hands every call to the MPI's own.
+ * (The Makefile names them libibnet-a2a-$(ABI).so from its own list.)
+ */
+enum ibnet_a2a_abi {
+	IBNET_A2A_ABI_UNKNOWN,		/* no build serves it: the MPI's own */
+	IBNET_A2A_ABI_OMPI,
+	IBNET_A2A_ABI_MPICH,		/* MPICH, Intel MPI, MVAPICH2 */
+	IBNET_A2A_ABI_COUNT
+};
+
+struct ibnet_a2a_build {
+	const char *abi;		/* "ompi": the word the log line uses */
+	const char *file;		/* in the dispatcher's directory */
+	const char *jobs;		/* whose calls it paces, for a sentence */
+};
+/* Indexed by ABI; IBNET_A2A_ABI_UNKNOWN's row is all NULL. */
+extern const struct ibnet_a2a_build ibnet_a2a_builds[IBNET_A2A_ABI_COUNT];
 
 /*
  * Defaults, measured on the test cluster (docs/benchmarks.md, "Choosing the

@@ -13,6 +13,7 @@
 #include "ibnet_gaussian.h"
 #include "ibnet_hostlist.h"
 #include "ibnet_planner.h"
+#include "ibnet_probe.h"
 
 /* GAUSS_WDEF: the Linda worker list, one worker per node, batch host first. */
 static int plan_wdef(struct planner *pl, const struct ibnet_config *cfg,
@@ -167,6 +168,12 @@ char *ibnet_env_plan_describe(const struct ibnet_job *job, const struct ibnet_en
 		snprintf(part, sizeof(part), "; %zu environment change%s", plan->n,
 			 plan->n == 1 ? "" : "s");
 		ibnet_buf_adds(&b, part);
+	}
+	/* After the count: the clause has commas of its own. */
+	if (plan->alltoall == IBNET_ALLTOALL_PACED) {
+		ibnet_buf_adds(&b, "; ");
+		ibnet_buf_adds(&b, ibnet_probe_paced_builds_describe(job->paced_build, part,
+								     sizeof(part)));
 	}
 	if (job->nodes_note[0]) {
 		ibnet_buf_adds(&b, "; ");

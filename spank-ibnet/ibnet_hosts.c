@@ -56,7 +56,9 @@ static void usage(FILE *fp)
 	      "  --probe            print the librspreload and gate this node would preload,\n"
 	      "                     the site's rsocket_programs, and $LD_PRELOAD with both\n"
 	      "                     added as the plugin adds them (ld_preload=); a library\n"
-	      "                     already preloaded is taken as it is\n"
+	      "                     already preloaded is taken as it is; then the job\n"
+	      "                     preload (alltoall_lib=) and which per-MPI paced builds\n"
+	      "                     are beside it (alltoall_builds=)\n"
 	      "  --rspreload PATH   with --probe: this librspreload, whatever the arguments say\n"
 	      "  --preloaded LIST   with --probe: the job's LD_PRELOAD (default $LD_PRELOAD)\n"
 	      "  --env              print, as shell commands, the environment changes a job\n"
@@ -262,6 +264,27 @@ static int do_check_nodes(const struct ibnet_config *cfg, const char *nodelist,
 }
 
 /*
+ * --probe: the job preload and its per-MPI builds, as a paced step's log
+ * line names them (ibnet_probe_paced_builds_describe).
+ */
+static void print_paced_builds(const struct ibnet_config *cfg)
+{
+	const char *a2a = ibnet_probe_alltoall(cfg);
+	bool have[IBNET_A2A_ABI_COUNT];
+	char line[512];
+
+	if (!a2a) {
+		printf("alltoall_lib=none%s%s%s\n", cfg->alltoall_lib ? " (" : "",
+		       cfg->alltoall_lib ? cfg->alltoall_lib : "", cfg->alltoall_lib ?
+		       " is not on this node, or not a file every user can read)" : "");
+		return;
+	}
+	ibnet_probe_paced_builds(a2a, have);
+	printf("alltoall_lib=%s\nalltoall_builds=%s\n", a2a,
+	       ibnet_probe_paced_builds_describe(have, line, sizeof(line)));
+}
+
+/*
  * What linda-rsockets needs on this node: librspreload and the gate, the
  * site's programs, and the job's LD_PRELOAD (preloaded) with both added by
  * the plugin's rule (ibnet_preload.h). A library the job preloads already
@@ -293,6 +316,7 @@ static int do_probe(const struct ibnet_config *cfg, const char *preloaded, struc
 		goto nomem;
 	printf("rspreload=%s\nrsgate=%s\nrsocket_programs=%s\nld_preload=%s\n", rspreload, rsgate,
 	       cfg->rsocket_programs, ld_preload ? ld_preload : "");
+	print_paced_builds(cfg);
 	rc = 0;
 	goto out;
 nomem:

@@ -43,6 +43,8 @@ struct ibnet_job {
 	const char *rsgate_path;
 	const char *alltoall_path;	/* the job preload (paced all-to-all, TCP floor), if on
 					   this node and the step wants it */
+	bool paced_build[IBNET_A2A_ABI_COUNT];	/* a paced step's: which per-MPI builds
+						   (ibnet_a2a_builds) are beside alltoall_path */
 	unsigned long tcp_rto_floor_us;	/* what this node's kernel took; 0: none */
 	char tcp_rto_why_not[200];	/* asked but not applied: why, for the log line */
 };

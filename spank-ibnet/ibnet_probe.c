@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * ibnet_probe.c - what this node has: librspreload, our gate, interfaces.
+ * ibnet_probe.c - what this node has: librspreload, our gate, the job preload
+ * and its per-MPI builds, interfaces.
  */
 #include "ibnet_probe.h"
 #include "ibnet_job.h"
@@ -200,6 +201,62 @@ int ibnet_probe_rto_floor(unsigned long want_us, unsigned long *got_us, char *wh
 	return set ? 0 : -1;
 }
 
+const char *ibnet_probe_alltoall(const struct ibnet_config *cfg)
+{
+	return cfg->alltoall_lib && readable_by_users(cfg->alltoall_lib) ? cfg->alltoall_lib : NULL;
+}
+
+/*
+ * The dispatcher loads the build for the job's MPI from its own directory;
+ * where that build is missing, every rank of that MPI hands its calls to
+ * the MPI's own (they agree on it), so the step still runs: the log says it.
+ */
+void ibnet_probe_paced_builds(const char *alltoall_path, bool have[IBNET_A2A_ABI_COUNT])
+{
+	const char *slash = strrchr(alltoall_path, '/');
+	int dir = slash ? (int)(slash - alltoall_path) : 1;
+	char path[4096];
+	int abi;
+
+	for (abi = 0; abi < IBNET_A2A_ABI_COUNT; abi++) {
+		const char *file = ibnet_a2a_builds[abi].file;
+
+		have[abi] = file && snprintf(path, sizeof(path), "%.*s/%s", dir,
+					     slash ? alltoall_path : ".", file) < (int)sizeof(path) &&
+			    readable_by_users(path);
+	}
+}
+
+char *ibnet_probe_paced_builds_describe(const bool have[IBNET_A2A_ABI_COUNT], char *buf,
+					size_t len)
+{
+	char present[64] = "", missing[256] = "";	/* a few short names: fixed bounds */
+	size_t np = 0, nm = 0;
+	int abi;
+
+	for (abi = 0; abi < IBNET_A2A_ABI_COUNT; abi++) {
+		const struct ibnet_a2a_build *b = &ibnet_a2a_builds[abi];
+
+		if (!b->file)
+			continue;
+		if (have[abi] && np < sizeof(present))
+			np += (size_t)snprintf(present + np, sizeof(present) - np, "%s%s",
+					       np ? ", " : "", b->abi);
+		else if (!have[abi] && nm < sizeof(missing))
+			nm += (size_t)snprintf(missing + nm, sizeof(missing) - nm, "%s%s missing: "
+					       "%s here get their MPI's own all-to-all",
+					       nm ? "; " : "", b->file, b->jobs);
+	}
+	if (!np)
+		snprintf(buf, len, "no paced build on this node: every all-to-all goes to the "
+			 "MPI's own");
+	else if (!nm)
+		snprintf(buf, len, "paced builds: %s", present);
+	else
+		snprintf(buf, len, "paced builds: %s (%s)", present, missing);
+	return buf;
+}
+
 int ibnet_probe_job(const struct ibnet_config *cfg, struct ibnet_job *job, struct ibnet_err *err)
 {
 	char why[64];
@@ -213,8 +270,11 @@ int ibnet_probe_job(const struct ibnet_config *cfg, struct ibnet_job *job, struc
 	job->alltoall_path = NULL;
 	job->tcp_rto_floor_us = 0;
 	job->tcp_rto_why_not[0] = '\0';
-	if ((paced || job->tcp_rto_min_us) && cfg->alltoall_lib && readable_by_users(cfg->alltoall_lib))
-		job->alltoall_path = cfg->alltoall_lib;
+	memset(job->paced_build, 0, sizeof(job->paced_build));
+	if (paced || job->tcp_rto_min_us)
+		job->alltoall_path = ibnet_probe_alltoall(cfg);
+	if (paced && job->alltoall_path)
+		ibnet_probe_paced_builds(job->alltoall_path, job->paced_build);
 	if (job->tcp_rto_min_us && !job->alltoall_path)
 		snprintf(job->tcp_rto_why_not, sizeof(job->tcp_rto_why_not), "its preload %s is not "
 			 "on this node, or not readable by every user", cfg->alltoall_lib ? cfg->alltoall_lib : "(alltoall_lib=none)");

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * ibnet_probe.h - what this node has: librspreload, our gate, interfaces.
+ * ibnet_probe.h - what this node has: librspreload, our gate, the job preload
+ * and its per-MPI builds, interfaces.
  *
  * Run on the node where the job step starts (slurmstepd), so a job asking
  * for a network the node does not have fails with a sentence instead of
@@ -51,10 +52,29 @@ int ibnet_probe_iface(const char *list, const char *why, char found[IBNET_IFNAME
  */
 int ibnet_probe_rto_floor(unsigned long want_us, unsigned long *got_us, char *why, size_t len);
 
+/* The job preload, cfg->alltoall_lib, if every user can read it here; else NULL. */
+const char *ibnet_probe_alltoall(const struct ibnet_config *cfg);
+
+/*
+ * Which per-MPI paced builds (ibnet_a2a_builds) are beside the dispatcher
+ * at alltoall_path, each taken only as a plain file every user can read,
+ * as the job's loader needs it.
+ */
+void ibnet_probe_paced_builds(const char *alltoall_path, bool have[IBNET_A2A_ABI_COUNT]);
+
+/*
+ * What they mean, for the step's log line and ibnet-hosts --probe:
+ * "paced builds: ompi, mpich", "paced builds: ompi (libibnet-a2a-mpich.so
+ * missing: ...)" or "no paced build on this node: ...". None is a refusal:
+ * the dispatcher hands those calls to the MPI's own. Returns buf.
+ */
+char *ibnet_probe_paced_builds_describe(const bool have[IBNET_A2A_ABI_COUNT], char *buf,
+					size_t len);
+
 /*
  * Everything a step needs on this node, filled into job: the job preload
  * (paced all-to-all, TCP floor) where the step wants it and the node has
- * it, the floor the kernel takes, the interface (from eth_iface for tcp,
+ * it, for a paced step its per-MPI builds, the floor the kernel takes, the interface (from eth_iface for tcp,
  * ib_iface otherwise, into job->iface_found; skipped if job->iface is
  * already set), and for rsocket librspreload and the gate. 0, or -1 with
  * err set.

@@ -100,3 +100,90 @@ load ../helpers/common
 	run env LD_PRELOAD= "$IBNET_HOSTS" --config "rsgate=$BATS_TEST_TMPDIR/gate.so" --probe
 	assert_line "rsgate=$BATS_TEST_TMPDIR/gate.so"
 }
+
+# The paced all-to-all is one dispatcher (alltoall_lib=) and a build per MPI
+# ABI beside it, which the dispatcher loads for the job's MPI. The probe
+# checks which builds the node has; the step's log line and --probe say so.
+# paced_lib_dir BUILD...: a directory with the dispatcher and those builds.
+paced_lib_dir() {
+	local dir=$BATS_TEST_TMPDIR/lib b
+	mkdir -p "$dir"
+	cp "$BUILD/libibnet-alltoall.so" "$dir/"
+	for b in "$@"; do
+		# The probe reads only that it is there and readable by users.
+		cp "$BUILD/$b" "$dir/$b" 2>/dev/null || : > "$dir/$b"
+		chmod 0644 "$dir/$b"
+	done
+	echo "$dir"
+}
+
+# paced_step DIR: the log line and environment of a paced step on this node.
+paced_step() {
+	run env -i PATH="$PATH" "$IBNET_HOSTS" --config "alltoall_lib=$1/libibnet-alltoall.so" \
+		--env --ordered-alltoall --transport=tcp --iface eth0 --nodelist c1-1
+}
+
+paced_probe() {
+	run env LD_PRELOAD= "$IBNET_HOSTS" --config "alltoall_lib=$1/libibnet-alltoall.so rsgate=$RSGATE" --probe
+}
+
+@test "a paced step's log line names the per-MPI builds the node has: both" {
+	local dir
+	dir=$(paced_lib_dir libibnet-a2a-ompi.so libibnet-a2a-mpich.so)
+	paced_step "$dir"
+	assert_success
+	assert_line --partial "paced all-to-all $dir/libibnet-alltoall.so"
+	assert_line --regexp '; paced builds: ompi, mpich(;|$)'
+	paced_probe "$dir"
+	assert_success
+	assert_line "alltoall_lib=$dir/libibnet-alltoall.so"
+	assert_line "alltoall_builds=paced builds: ompi, mpich"
+	# Only a paced step is told: the floor alone needs no build.
+	run env -i PATH="$PATH" "$IBNET_HOSTS" --config "alltoall_lib=$dir/libibnet-alltoall.so" \
+		--env --tcp-rto-min=10ms --transport=tcp --iface eth0 --nodelist c1-1
+	assert_success
+	refute_output --partial 'paced build'
+}
+
+@test "a node with one per-MPI build: paced, and the log line says which MPI's jobs get their own all-to-all" {
+	local dir
+	dir=$(paced_lib_dir libibnet-a2a-ompi.so)
+	paced_step "$dir"
+	assert_success
+	assert_line "export SLURM_IBNET_ALLTOALL='paced'"
+	assert_line --partial "; paced builds: ompi (libibnet-a2a-mpich.so missing: MPICH-ABI jobs here get their MPI's own all-to-all)"
+	paced_probe "$dir"
+	assert_line "alltoall_builds=paced builds: ompi (libibnet-a2a-mpich.so missing: MPICH-ABI jobs here get their MPI's own all-to-all)"
+	dir=$(paced_lib_dir libibnet-a2a-mpich.so)
+	rm "$dir/libibnet-a2a-ompi.so"
+	paced_step "$dir"
+	assert_success
+	assert_line --partial "; paced builds: mpich (libibnet-a2a-ompi.so missing: Open MPI jobs here get their MPI's own all-to-all)"
+}
+
+@test "a node with no per-MPI build: still preloaded (the floor, the ranks' agreement), and the log line says every all-to-all is the MPI's own" {
+	local dir
+	dir=$(paced_lib_dir)
+	paced_step "$dir"
+	assert_success
+	assert_line "export SLURM_IBNET_ALLTOALL='paced'"
+	assert_line "export LD_PRELOAD='$dir/libibnet-alltoall.so'"
+	assert_line --partial "; no paced build on this node: every all-to-all goes to the MPI's own"
+	paced_probe "$dir"
+	assert_success
+	assert_line "alltoall_builds=no paced build on this node: every all-to-all goes to the MPI's own"
+}
+
+@test "a per-MPI build users cannot read counts as missing, though root (the probe) can read it" {
+	local dir
+	dir=$(paced_lib_dir libibnet-a2a-ompi.so libibnet-a2a-mpich.so)
+	chmod 0640 "$dir/libibnet-a2a-mpich.so"
+	paced_step "$dir"
+	assert_success
+	assert_line --partial "; paced builds: ompi (libibnet-a2a-mpich.so missing: MPICH-ABI jobs here get their MPI's own all-to-all)"
+	# A directory of that name is not a library either.
+	rm "$dir/libibnet-a2a-mpich.so"
+	mkdir -m 0755 "$dir/libibnet-a2a-mpich.so"
+	paced_step "$dir"
+	assert_line --partial "; paced builds: ompi (libibnet-a2a-mpich.so missing: MPICH-ABI jobs here get their MPI's own all-to-all)"
+}
