@@ -18,6 +18,7 @@
  * Built with -DIBNET_A2A_TESTING (the Makefile's build/tests/ copies, never
  * installed), it also reads the SLURM_IBNET_ALLTOALL_TEST_* variables below.
  */
+#include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -28,8 +29,42 @@
 #include "ibnet_a2a_paced.h"
 #include "ibnet_job_vars.h"
 
+/*
+ * Loaded without the dispatcher (devel/bench/a2a_versus.c opens builds
+ * side by side and calls them directly): the MPI is in the global scope and
+ * every rank runs the same build, so there is nothing to agree.
+ */
+static void *standalone_find(const char *name)
+{
+	return dlsym(RTLD_DEFAULT, name);
+}
+
+static void *standalone_own(const char *name)
+{
+	void *p = dlsym(RTLD_DEFAULT, name);
+
+	if (!p) {
+		fprintf(stderr, "spank-ibnet alltoall: the MPI library's own %s cannot be found\n",
+			name);
+		abort();
+	}
+	return p;
+}
+
+static enum ibnet_a2a_verdict standalone_agree(uintptr_t comm)
+{
+	(void)comm;
+	return IBNET_A2A_AGREED;
+}
+
+static const struct ibnet_a2a_host standalone = {
+	.own = standalone_own,
+	.find = standalone_find,
+	.agree = standalone_agree,
+};
+
 /* The dispatcher's help: the MPI's own symbols, and the ranks' agreement. */
-const struct ibnet_a2a_host *host;
+const struct ibnet_a2a_host *host = &standalone;
 
 EXPORT void ibnet_a2a_attach(const struct ibnet_a2a_host *h)
 {
