@@ -29,12 +29,21 @@ mpmd() {
 	local mpi=$1 rpn=$2 env1=$3 args1=$4 env2=$5 args2=$6 prog
 	if [ "$mpi" = ompi ]; then
 		prog=$BUILD/tests/a2a_mpmd.openmpi
-		# shellcheck disable=SC2086 # the variables and arguments are word lists
-		# Open MPI's -x reaches only the app context it stands in: the
-		# settings every rank shares go through env(1) in both.
+		# Open MPI 5.0.7's mpirun (Debian 13) crashes on any MPMD command
+		# line ("-np 1 hostname : -np 1 hostname" too), and 4.1's -x reaches
+		# only the app context it stands in: one context, and each rank
+		# takes its half's environment and arguments by its world rank.
 		local common="SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE=$rpn SLURM_IBNET_ALLTOALL_THRESHOLD=0 SLURM_IBNET_ALLTOALL_REPORT=1"
+		cat > "$BATS_TEST_TMPDIR/mpmd.sh" <<SCRIPT
+#!/bin/sh
+if [ "\$OMPI_COMM_WORLD_RANK" -lt 2 ]; then
+	exec env $common $env1 "$prog" $args1
+fi
+exec env $common $env2 "$prog" $args2
+SCRIPT
+		chmod +x "$BATS_TEST_TMPDIR/mpmd.sh"
 		timeout "${TIMEOUT:-60}" mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp \
-			-np 2 env $common $env1 "$prog" $args1 : -np 2 env $common $env2 "$prog" $args2
+			-np 4 "$BATS_TEST_TMPDIR/mpmd.sh"
 	else
 		prog=$BUILD/tests/a2a_mpmd.mpich
 		# shellcheck disable=SC2086
@@ -187,7 +196,8 @@ types_right() {
 				run cat "$log".*
 				name=${call%v}
 				name=${name^^}_Alltoall${call#"${call%v}"}
-				assert_line --regexp "^TRUNCATE rank [0-3]: ${name} returned MPI_ERR_"
+				# MPICH 4.2 gives the class MPI_ERR_IN_STATUS, 4.0 MPI_ERR_TRUNCATE.
+				assert_line --regexp "^TRUNCATE rank [0-3]: ${name} returned (MPI_ERR_[A-Z_]+|error class [0-9]+)\$"
 			done
 		done
 	done
