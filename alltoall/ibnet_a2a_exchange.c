@@ -243,8 +243,7 @@ static int send_phases_advance(struct send_phases *sp, struct events *ev,
  * requests, not O(P).
  */
 int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
-			  const MPI_Aint *slen, char *rbuf, const MPI_Aint *roff,
-			  const MPI_Aint *rlen)
+		   const MPI_Aint *slen, char *rbuf, const MPI_Aint *roff, const MPI_Aint *rlen)
 {
 	struct events ev = { 0 };
 	struct send_phases sp = { .current = 1, .posted = 0 };

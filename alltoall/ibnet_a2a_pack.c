@@ -6,9 +6,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "ibnet_a2a_types.h"
 
 #include "ibnet_a2a_paced.h"
+#include "ibnet_a2a_types.h"
 
 /*
  * The byte layout of one side of the exchange: where each rank's bytes
@@ -99,9 +99,9 @@ static int side_copy(struct side *s, bool pack, MPI_Comm comm, int size, const i
 }
 
 /* Both calls: alltoall has counts == NULL (sendcount/recvcount for all). */
-int run_paced(struct comm_info *ci, const void *sendbuf, const int *scounts,
-		     const int *sdispls, int scount, MPI_Datatype stype, void *recvbuf,
-		     const int *rcounts, const int *rdispls, int rcount, MPI_Datatype rtype)
+int run_paced(struct comm_info *ci, const void *sendbuf, const int *scounts, const int *sdispls,
+	      int scount, MPI_Datatype stype, void *recvbuf, const int *rcounts,
+	      const int *rdispls, int rcount, MPI_Datatype rtype)
 {
 	struct side s = { 0 }, r = { 0 };
 	int rc = MPI_SUCCESS;

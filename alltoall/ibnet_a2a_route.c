@@ -86,8 +86,7 @@ enum route size_route(const struct comm_info *ci, unsigned long block_bytes)
  * alike). *ci is set where the route is still PACED. A failed set-up is
  * reported and its code returned.
  */
-int comm_route(MPI_Comm comm, const void *sendbuf, enum route *route,
-		      struct comm_info **ci)
+int comm_route(MPI_Comm comm, const void *sendbuf, enum route *route, struct comm_info **ci)
 {
 	int rc;
 
