@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * ibnet_a2a_exchange.c - the paced exchange between nodes, one algorithm:
+ * ibnet_a2a_exchange.c - the paced exchange pair by pair, one of the two
+ * algorithms (ibnet_a2a_nodes.c, the other, runs its lanes through it):
  *   - Ranks are grouped by node (ibnet_a2a_layout.c). Pairs on one node
  *     exchange through the MPI's shared memory, all at once.
  *   - Between nodes, each rank receives from the other nodes in phases:
@@ -243,30 +244,31 @@ static int send_phases_advance(struct send_phases *sp, struct events *ev,
  * requests, not O(P).
  */
 int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
-		   const MPI_Aint *slen, char *rbuf, const MPI_Aint *roff, const MPI_Aint *rlen)
+		   const MPI_Aint *slen, char *rbuf, const MPI_Aint *roff, const MPI_Aint *rlen,
+		   int sharers)
 {
 	struct events ev = { 0 };
 	struct send_phases sp = { .current = 1, .posted = 0 };
 	MPI_Aint *sent = calloc((size_t)ci->size, sizeof(MPI_Aint));
 	int *credit_in = calloc((size_t)ci->size, sizeof(int));
 	int *order = malloc(sizeof(int) * (size_t)ci->size);
-	int me = ci->rank, mynode = ci->mynode, nlocal, my_credits, norder = 0;
+	int me = ci->rank, mynode = ci->mynode, my_credits, norder = 0;
 	int oi = 0, outstanding = 0, rc = MPI_ERR_NO_MEM, i, p;
 	MPI_Aint chunk, off = 0;
 
 	sp.unsent = calloc((size_t)ci->nnodes, sizeof(int));
 	if (!sent || !credit_in || !order || !sp.unsent)
 		out_of_memory(ci, "its schedule");
-	nlocal = ci->node_start[mynode + 1] - ci->node_start[mynode];
 	/*
-	 * The node's ranks share its window: each grants window/nlocal bytes,
-	 * in its share of the credits (at least one, of at least 1 KiB). With
-	 * two ranks per node and one credit, each grants half the chunk.
+	 * The node's receiving ranks (sharers: all its ranks pair by pair, its
+	 * lanes node to node) share its window: each grants window/sharers
+	 * bytes, in its share of the credits (at least one, of at least 1 KiB).
+	 * With two ranks per node and one credit, each grants half the chunk.
 	 */
-	my_credits = (int)settings.credits / nlocal;
+	my_credits = (int)settings.credits / sharers;
 	if (my_credits < 1)
 		my_credits = 1;
-	chunk = (MPI_Aint)(settings.window / (unsigned long)nlocal / (unsigned long)my_credits);
+	chunk = (MPI_Aint)(settings.window / (unsigned long)sharers / (unsigned long)my_credits);
 	if (chunk < 1024)
 		chunk = 1024;
 
@@ -323,6 +325,9 @@ int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 				PMPI_Send(&grant, sizeof(grant), MPI_BYTE, s, TAG_CREDIT, ci->priv);
 			if (rc != MPI_SUCCESS)
 				goto out;
+#ifdef IBNET_A2A_TESTING
+			test_grants++;
+#endif
 			outstanding++;
 			off += len;
 			if (off == rlen[s])

@@ -25,6 +25,7 @@ static void info_free(struct comm_info *ci)
 	free(ci->node_start);
 	free(ci->by_node);
 	free(ci->local_index);
+	nodes_free(ci->stage);
 	free(ci);
 }
 
@@ -99,9 +100,12 @@ int comm_info(MPI_Comm comm, struct comm_info **out)
 	if (rc != MPI_SUCCESS)
 		goto failed;
 #ifdef IBNET_A2A_TESTING
-	/* Tests on one machine: pretend each run of K consecutive ranks is a node. */
+	/* Tests on one machine: pretend each run of K consecutive ranks is a node,
+	 * or runs of the sizes test_node_sizes lists (3,5,1: uneven nodes). */
 	if (test_ranks_per_node > 0)
 		leader = ci->rank - ci->rank % test_ranks_per_node;
+	if (test_node_sizes[0])
+		leader = test_node_leader(ci->rank);
 #endif
 	rc = PMPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, ci->priv);
 	if (rc != MPI_SUCCESS)
@@ -125,12 +129,18 @@ int comm_info(MPI_Comm comm, struct comm_info **out)
 		ci->by_node[ci->node_start[n] + count[n]++] = i;
 	}
 	ci->mynode = ci->node_of[ci->rank];
+	ci->least_local = ci->size;
 	for (i = 0; i < ci->nnodes; i++) {
-		unsigned long here = (unsigned long)(ci->node_start[i + 1] - ci->node_start[i]);
+		int local = ci->node_start[i + 1] - ci->node_start[i];
+		unsigned long here = (unsigned long)local;
 		unsigned long pairs = here * ((unsigned long)ci->size - here);
 
 		if (pairs > ci->fanin_pairs)
 			ci->fanin_pairs = pairs;
+		if (local < ci->least_local)
+			ci->least_local = local;
+		if (local > ci->most_local)
+			ci->most_local = local;
 	}
 	PMPI_Comm_set_attr(comm, keyval, ci);
 #ifdef IBNET_A2A_TESTING

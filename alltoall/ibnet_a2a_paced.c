@@ -112,9 +112,19 @@ unsigned long block_limit = INT_MAX;
  *     takes its layout's allocation as failed.
  *   SLURM_IBNET_ALLTOALL_TEST_NO_SCRATCH=R: rank R of a paced call takes the
  *     call's own allocation as failed.
+ *   SLURM_IBNET_ALLTOALL_TEST_NO_SEGMENT=R: rank R cannot take part in its
+ *     node's shared segments (ibnet_a2a_nodes.c).
+ *   SLURM_IBNET_ALLTOALL_TEST_LANES=K: at most K lanes per node, not
+ *     IBNET_A2A_LANES_MAX.
+ *   SLURM_IBNET_ALLTOALL_TEST_NODE_SIZES=3,5,1: pretend nodes of uneven
+ *     sizes, in rank order, of a communicator's ranks (each a node past them).
  */
 int test_ranks_per_node;
-static int test_no_memory_rank = -1, test_no_scratch_rank = -1;
+static int test_no_memory_rank = -1, test_no_scratch_rank = -1, test_no_segment_rank = -1;
+int test_lanes;
+char test_node_sizes[256];
+/* Credits granted by this process: each a round trip (ibnet_a2a_exchange.c). */
+unsigned long test_grants;
 /* Communicator state made and freed, said at exit with the report. */
 unsigned long test_infos_made, test_infos_freed;
 /* The most requests one exchange had posted at once (slots handed out). */
@@ -137,6 +147,39 @@ static void read_test_settings(void)
 		test_no_memory_rank = atoi(v);
 	if ((v = getenv("SLURM_IBNET_ALLTOALL_TEST_NO_SCRATCH")))
 		test_no_scratch_rank = atoi(v);
+	if ((v = getenv("SLURM_IBNET_ALLTOALL_TEST_NO_SEGMENT")))
+		test_no_segment_rank = atoi(v);
+	if ((v = getenv("SLURM_IBNET_ALLTOALL_TEST_LANES")))
+		test_lanes = atoi(v);
+	if ((v = getenv("SLURM_IBNET_ALLTOALL_TEST_NODE_SIZES")))
+		snprintf(test_node_sizes, sizeof(test_node_sizes), "%s", v);
+}
+
+/* The first rank of rank's pretend node when nodes are runs of the sizes in
+ * test_node_sizes ("3,5,1"); ranks past them are one node each. */
+int test_node_leader(int rank)
+{
+	const char *p = test_node_sizes;
+	int start = 0, n;
+
+	while (*p) {
+		n = atoi(p);
+		if (n < 1)
+			break;
+		if (rank < start + n)
+			return start;
+		start += n;
+		p = strchr(p, ',');
+		if (!p)
+			break;
+		p++;
+	}
+	return rank;
+}
+
+bool test_no_segment(int rank)
+{
+	return rank == test_no_segment_rank;
 }
 
 bool test_no_scratch(int rank)
@@ -233,6 +276,7 @@ int report_failure(MPI_Comm comm, int rc)
 struct sizes_check {
 	unsigned long most;	/* the largest block sent: MPI_MAX */
 	unsigned long pairs;	/* XOR of pair_hash */
+	unsigned long heaviest;	/* the most bytes a rank sends or receives: MPI_MAX */
 };
 static MPI_Datatype sizes_check_type = MPI_DATATYPE_NULL;
 static MPI_Op sizes_check_op = MPI_OP_NULL;
@@ -260,6 +304,8 @@ static void sizes_check_combine(void *in, void *inout, int *len, MPI_Datatype *t
 		if (a[i].most > b[i].most)
 			b[i].most = a[i].most;
 		b[i].pairs ^= a[i].pairs;
+		if (a[i].heaviest > b[i].heaviest)
+			b[i].heaviest = a[i].heaviest;
 	}
 }
 
@@ -284,7 +330,7 @@ static void init_once(void)
 
 	read_settings();
 	read_test_settings();
-	PMPI_Type_contiguous(2, MPI_UNSIGNED_LONG, &sizes_check_type);
+	PMPI_Type_contiguous(3, MPI_UNSIGNED_LONG, &sizes_check_type);
 	PMPI_Type_commit(&sizes_check_type);
 	PMPI_Op_create(sizes_check_combine, 1, &sizes_check_op);
 	if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_sizes_check, &at_finalize,
@@ -312,13 +358,17 @@ EXPORT int ibnet_a2a_alltoall(const void *sendbuf, int sendcount, MPI_Datatype s
 		rbytes = (unsigned long)(recvcount < 0 ? 0 : recvcount) * (unsigned long)rsize;
 		/* Equal on every rank (the type signatures must match), so each
 		 * rank sees an erroneous call as erroneous alike. */
-		route = sbytes != rbytes ? SIZES_DIFFER : size_route(ci, sbytes);
+		route = sbytes != rbytes ? SIZES_DIFFER :
+			size_route(ci, sbytes, sbytes * (unsigned long)ci->size);
+		if (route == PACED_NODES &&
+		    (rc = node_route(ci, sbytes * (unsigned long)ci->size, &route)) != MPI_SUCCESS)
+			return report_failure(comm, rc);
 	}
 	count(ALLTOALL, route);
-	if (route != PACED)
+	if (route != PACED && route != PACED_NODES)
 		return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-	rc = run_paced(ci, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL,
-		       recvcount, recvtype);
+	rc = run_paced(ci, route == PACED_NODES, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf,
+		       NULL, NULL, recvcount, recvtype);
 	return rc == MPI_SUCCESS ? rc : report_failure(comm, rc);
 }
 
@@ -338,7 +388,8 @@ EXPORT int ibnet_a2a_alltoallv(const void *sendbuf, const int *sendcounts, const
 		 * every block is received as large as it is sent, in one small
 		 * allreduce (sizes_check_combine: the maximum, and the XOR of pair hashes).
 		 */
-		struct sizes_check c = { 0, 0 };
+		struct sizes_check c = { 0, 0, 0 };
+		unsigned long sent = 0, received = 0;
 
 		PMPI_Type_size(sendtype, &tsize);
 		PMPI_Type_size(recvtype, &rsize);
@@ -349,18 +400,22 @@ EXPORT int ibnet_a2a_alltoallv(const void *sendbuf, const int *sendcounts, const
 			if (sb > c.most)
 				c.most = sb;
 			c.pairs ^= pair_hash(ci->rank, i, sb) ^ pair_hash(i, ci->rank, rb);
+			sent += sb, received += rb;
 		}
+		c.heaviest = sent > received ? sent : received;
 		rc = PMPI_Allreduce(MPI_IN_PLACE, &c, 1, sizes_check_type, sizes_check_op, ci->priv);
 		if (rc != MPI_SUCCESS)
 			return report_failure(comm, rc);
-		route = c.pairs ? SIZES_DIFFER : size_route(ci, c.most);
+		route = c.pairs ? SIZES_DIFFER : size_route(ci, c.most, c.heaviest);
+		if (route == PACED_NODES && (rc = node_route(ci, c.heaviest, &route)) != MPI_SUCCESS)
+			return report_failure(comm, rc);
 	}
 	count(ALLTOALLV, route);
-	if (route != PACED)
+	if (route != PACED && route != PACED_NODES)
 		return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
 				      rdispls, recvtype, comm);
-	rc = run_paced(ci, sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts,
-		       rdispls, 0, recvtype);
+	rc = run_paced(ci, route == PACED_NODES, sendbuf, sendcounts, sdispls, 0, sendtype,
+		       recvbuf, recvcounts, rdispls, 0, recvtype);
 	return rc == MPI_SUCCESS ? rc : report_failure(comm, rc);
 }
 

@@ -7,7 +7,8 @@
  *   ibnet_a2a_route.c     where a call goes (enum route) and why
  *   ibnet_a2a_layout.c    a communicator's nodes (struct comm_info)
  *   ibnet_a2a_pack.c      a call's buffers as bytes: plain or packed
- *   ibnet_a2a_exchange.c  the paced exchange between nodes (the algorithm)
+ *   ibnet_a2a_exchange.c  the paced exchange pair by pair (one algorithm)
+ *   ibnet_a2a_nodes.c     the paced exchange node to node (the other)
  *   ibnet_a2a_report.c    the counts, the report and the node's tally
  *   ibnet_a2a_fortran.c   the Fortran bindings
  *   ibnet_a2a_types.c     which datatypes travel as plain memory
@@ -28,7 +29,8 @@
 
 /* Why a call went where it went; counted per process for the report. */
 enum route {
-	PACED,
+	PACED,		/* pair by pair (ibnet_a2a_exchange.c) */
+	PACED_NODES,	/* node to node (ibnet_a2a_nodes.c) */
 	OFF,		/* SLURM_IBNET_ALLTOALL_PACED=0, a bad setting, or the user's MPI choice */
 	THREADS,	/* MPI_THREAD_MULTIPLE on a rank: collectives may run concurrently */
 	NO_BUILD,	/* a rank of the communicator has no paced build (ibnet_a2a_agree.c) */
@@ -73,7 +75,18 @@ struct comm_info {
 	 * ranks on it x ranks elsewhere. Times the bytes per pair, what one
 	 * call puts on that port at once when nothing paces it. */
 	unsigned long fanin_pairs;
+	int least_local, most_local;	/* the fewest and most ranks on one node */
+	struct node_stage *stage;	/* ibnet_a2a_nodes.c's, made on its first call */
 };
+
+/*
+ * The node-to-node exchange (ibnet_a2a_nodes.c): at most this many lanes
+ * per node (each a flow to the same lane of every other node), and at most
+ * this many bytes in each of a node's two shared segments; a call whose
+ * bound is larger goes pair by pair.
+ */
+#define IBNET_A2A_LANES_MAX 4
+#define IBNET_A2A_STAGE_MAX (512ul * 1024 * 1024)
 
 /* The settings every part reads (ibnet_a2a_paced.c, read once). */
 extern struct ibnet_a2a_settings settings;
@@ -101,17 +114,27 @@ int comm_info(MPI_Comm comm, struct comm_info **out);
 
 /* ibnet_a2a_route.c */
 enum route verdict_route(enum ibnet_a2a_verdict v);
-enum route size_route(const struct comm_info *ci, unsigned long block_bytes);
+enum route size_route(const struct comm_info *ci, unsigned long block_bytes,
+		      unsigned long heaviest);
+int node_route(struct comm_info *ci, unsigned long heaviest, enum route *route);
 int comm_route(MPI_Comm comm, const void *sendbuf, enum route *route, struct comm_info **ci);
 enum route nonblocking_route(void);
 
 /* ibnet_a2a_exchange.c */
 void out_of_memory(const struct comm_info *ci, const char *what);
 int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
+		   const MPI_Aint *slen, char *rbuf, const MPI_Aint *roff, const MPI_Aint *rlen,
+		   int sharers);
+
+/* ibnet_a2a_nodes.c */
+struct node_stage;
+int nodes_ready(struct comm_info *ci, unsigned long bound, bool *ready);
+int nodes_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 		   const MPI_Aint *slen, char *rbuf, const MPI_Aint *roff, const MPI_Aint *rlen);
+void nodes_free(struct node_stage *st);
 
 /* ibnet_a2a_pack.c */
-int run_paced(struct comm_info *ci, const void *sendbuf, const int *scounts, const int *sdispls,
+int run_paced(struct comm_info *ci, bool by_node, const void *sendbuf, const int *scounts, const int *sdispls,
 	      int scount, MPI_Datatype stype, void *recvbuf, const int *rcounts,
 	      const int *rdispls, int rcount, MPI_Datatype rtype);
 
@@ -131,10 +154,21 @@ int ibnet_a2a_alltoallv(const void *sendbuf, const int *sendcounts, const int *s
 extern int test_ranks_per_node;
 extern unsigned long test_infos_made, test_infos_freed;
 extern int test_most_slots;
+extern int test_lanes;			/* SLURM_IBNET_ALLTOALL_TEST_LANES */
+extern char test_node_sizes[256];	/* SLURM_IBNET_ALLTOALL_TEST_NODE_SIZES */
+int test_node_leader(int rank);
+extern unsigned long test_grants;	/* credits this process granted */
 bool test_no_memory(MPI_Comm comm);
 bool test_no_scratch(int rank);
 bool injected_failure(void);
+bool test_no_segment(int rank);
 #else
+static inline bool test_no_segment(int rank)
+{
+	(void)rank;
+	return false;
+}
+
 static inline bool test_no_memory(MPI_Comm comm)
 {
 	(void)comm;

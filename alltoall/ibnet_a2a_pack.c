@@ -98,8 +98,9 @@ static int side_copy(struct side *s, bool pack, MPI_Comm comm, int size, const i
 	return MPI_SUCCESS;
 }
 
-/* Both calls: alltoall has counts == NULL (sendcount/recvcount for all). */
-int run_paced(struct comm_info *ci, const void *sendbuf, const int *scounts, const int *sdispls,
+/* Both calls: alltoall has counts == NULL (sendcount/recvcount for all);
+ * by_node: the node-to-node exchange (ibnet_a2a_nodes.c), else pair by pair. */
+int run_paced(struct comm_info *ci, bool by_node, const void *sendbuf, const int *scounts, const int *sdispls,
 	      int scount, MPI_Datatype stype, void *recvbuf, const int *rcounts,
 	      const int *rdispls, int rcount, MPI_Datatype rtype)
 {
@@ -114,7 +115,9 @@ int run_paced(struct comm_info *ci, const void *sendbuf, const int *scounts, con
 		rc = side_copy(&s, true, ci->priv, ci->size, scounts, sdispls, scount, stype,
 			       sendbuf);
 	if (rc == MPI_SUCCESS) {
-		rc = paced_exchange(ci, s.buf, s.off, s.len, r.buf, r.off, r.len);
+		rc = by_node ? nodes_exchange(ci, s.buf, s.off, s.len, r.buf, r.off, r.len) :
+			paced_exchange(ci, s.buf, s.off, s.len, r.buf, r.off, r.len,
+				       ci->node_start[ci->mynode + 1] - ci->node_start[ci->mynode]);
 		/*
 		 * A failed exchange left its requests to the MPI (ev_abandon): sends
 		 * may still read the scratch send buffer, and a matched receive may

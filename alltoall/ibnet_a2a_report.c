@@ -11,7 +11,7 @@
 #include "ibnet_job_vars.h"
 
 const char *const route_name[ROUTES] = {
-	"paced", "switched off", "MPI_THREAD_MULTIPLE", "a rank without the paced build",
+	"paced", "paced node to node", "switched off", "MPI_THREAD_MULTIPLE", "a rank without the paced build",
 	"settings that differ between ranks", "no agreement between ranks",
 	"inter-communicator", "one rank",
 	"MPI_IN_PLACE", "below the threshold", "all ranks on one node", "a block of 2 GiB or more",
@@ -52,12 +52,21 @@ static void print_report(void)
 			continue;
 		n = snprintf(line, sizeof(line), "rank %d: %s: %lu call%s: ", world_rank,
 			     kind_name[k], total, total == 1 ? "" : "s");
-		for (r = 0; r < ROUTES && n < (int)sizeof(line); r++)
-			if (served[k][r] || r == PACED)
-				n += snprintf(line + n, sizeof(line) - (size_t)n, "%s%lu %s",
-					      r ? ", " : "", served[k][r],
-					      r == PACED ? "paced" : route_name[r]);
+		/* "N paced" counts both exchanges; a line of its own says how many
+		 * went node to node, so this line reads as it always has. */
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "%lu paced",
+			      served[k][PACED] + served[k][PACED_NODES]);
+		for (r = PACED_NODES + 1; r < ROUTES && n < (int)sizeof(line); r++)
+			if (served[k][r])
+				n += snprintf(line + n, sizeof(line) - (size_t)n, ", %lu %s",
+					      served[k][r], route_name[r]);
 		say(line);
+		if (served[k][PACED_NODES]) {
+			snprintf(line, sizeof(line), "rank %d: %s: %lu of the paced calls node to node "
+				 "(a node's blocks together)", world_rank, kind_name[k],
+				 served[k][PACED_NODES]);
+			say(line);
+		}
 	}
 }
 
@@ -120,6 +129,12 @@ void a2a_at_exit(void)
 				 "%lu freed; most requests outstanding: %d", world_rank,
 				 test_infos_made, test_infos_freed, test_most_slots);
 			say(line);
+			/* Each credit a round trip the receiver waits for (one credit
+			 * at a time, the default): the busiest rank's count is the
+			 * critical path's round trips. */
+			snprintf(line, sizeof(line), "rank %d: test: credits granted: %lu",
+				 world_rank, test_grants);
+			say(line);
 		}
 #endif
 		return;
@@ -128,7 +143,7 @@ void a2a_at_exit(void)
 	    scheme != IBNET_ALLTOALL_PACED)
 		return;
 	for (k = 0; k < KINDS; k++)
-		if (served[k][PACED])
+		if (served[k][PACED] || served[k][PACED_NODES])
 			return;
 	say("--ordered-alltoall was asked for, but no all-to-all call of this job was paced; "
 	    "why, by call (" IBNET_A2A_ENV_REPORT "=0 silences this):");

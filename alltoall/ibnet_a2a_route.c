@@ -56,28 +56,70 @@ static enum route common_route(MPI_Comm comm, const void *sendbuf)
  * enough to overflow the port in slow start. Below, no port can overflow
  * and the MPI's own all-to-all runs at no cost of ours.
  */
-static enum route fanin_route(const struct comm_info *ci, unsigned long pair_bytes)
+static enum route fanin_route(const struct comm_info *ci, unsigned long pair_bytes,
+			      bool by_node)
 {
-	unsigned long fanin;
+	unsigned long fanin, unit = pair_bytes;
 
 	/*
-	 * Under IBNET_A2A_PAIR_MIN per pair the MPI's own runs whatever the
-	 * fan-in (threshold 0 aside: "pace everything"). With many ranks per
-	 * node the fan-in of tiny blocks reaches the threshold, but the MPI's
-	 * small-message algorithms (Bruck) send log2(P) combined messages, not
-	 * P, and one credit round trip per block would cost more than it saves.
+	 * What one credit round trip moves at least: a block pair by pair; node
+	 * to node, a lane's message, the blocks of every rank of the sending
+	 * node (at least least_local of them). Under IBNET_A2A_PAIR_MIN the
+	 * MPI's own runs whatever the fan-in (threshold 0 aside: "pace
+	 * everything"): its small-message algorithms (Bruck) send log2(P)
+	 * combined messages, and a round trip per tiny block would cost more
+	 * than it saves.
 	 */
-	if (settings.threshold && pair_bytes < IBNET_A2A_PAIR_MIN)
+	if (by_node && __builtin_mul_overflow(pair_bytes, (unsigned long)ci->least_local, &unit))
+		unit = (unsigned long)-1;
+	if (settings.threshold && unit < IBNET_A2A_PAIR_MIN)
 		return BELOW;
 	if (__builtin_mul_overflow(pair_bytes, ci->fanin_pairs, &fanin))
 		fanin = (unsigned long)-1;
-	return fanin < settings.threshold ? BELOW : PACED;
+	if (fanin < settings.threshold)
+		return BELOW;
+	return by_node ? PACED_NODES : PACED;
 }
 
-/* The route of a call the scheme could take, by its largest block. */
-enum route size_route(const struct comm_info *ci, unsigned long block_bytes)
+/*
+ * Which exchange, by layout: node to node where a node holds at least
+ * settings.aggregate ranks (every rank sees the same layout), and the
+ * node's shared segments stay within IBNET_A2A_STAGE_MAX (each holds at
+ * most the most ranks on a node x the heaviest rank's bytes).
+ */
+static bool by_node(const struct comm_info *ci, unsigned long heaviest)
 {
-	return block_bytes > block_limit ? BIG_BLOCK : fanin_route(ci, block_bytes);
+	unsigned long bound;
+
+	if (!settings.aggregate || (unsigned long)ci->most_local < settings.aggregate)
+		return false;
+	return !__builtin_mul_overflow(heaviest, (unsigned long)ci->most_local, &bound) &&
+	       bound <= IBNET_A2A_STAGE_MAX;
+}
+
+/* The route of a call the scheme could take, by its largest block and the
+ * most bytes one rank sends or receives (both the same on every rank). */
+enum route size_route(const struct comm_info *ci, unsigned long block_bytes,
+		      unsigned long heaviest)
+{
+	if (block_bytes > block_limit)
+		return BIG_BLOCK;
+	return fanin_route(ci, block_bytes, by_node(ci, heaviest));
+}
+
+/*
+ * A PACED_NODES call: its node segments made or grown (collective, so on
+ * every rank alike). *route becomes NO_MEMORY on every rank when a node
+ * could not.
+ */
+int node_route(struct comm_info *ci, unsigned long heaviest, enum route *route)
+{
+	bool ready;
+	int rc = nodes_ready(ci, heaviest * (unsigned long)ci->most_local, &ready);
+
+	if (rc == MPI_SUCCESS && !ready)
+		*route = NO_MEMORY;
+	return rc;
 }
 
 /*

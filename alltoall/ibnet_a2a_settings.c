@@ -41,6 +41,9 @@ const struct ibnet_a2a_key_info ibnet_a2a_keys[IBNET_A2A_KEY_COUNT] = {
 	[IBNET_A2A_THRESHOLD] = { "alltoall_threshold", IBNET_A2A_ENV_THRESHOLD, 0,
 				  IBNET_A2A_THRESHOLD_MAX, "a size (bytes converging on one node's "
 				  "port, %s to %s, e.g. 8k)" },
+	[IBNET_A2A_AGGREGATE] = { "alltoall_aggregate", IBNET_A2A_ENV_AGGREGATE, 0,
+				  IBNET_A2A_AGGREGATE_MAX, "a number of ranks per node (%s to "
+				  "%s; 0: never node to node)" },
 };
 
 /*
@@ -78,6 +81,7 @@ void ibnet_a2a_settings_default(struct ibnet_a2a_settings *s)
 	s->window = IBNET_A2A_WINDOW_DEFAULT;
 	s->credits = IBNET_A2A_CREDITS_DEFAULT;
 	s->threshold = IBNET_A2A_THRESHOLD_DEFAULT;
+	s->aggregate = IBNET_A2A_AGGREGATE_DEFAULT;
 }
 
 static unsigned long *setting_slot(struct ibnet_a2a_settings *s, enum ibnet_a2a_key key)
@@ -87,6 +91,8 @@ static unsigned long *setting_slot(struct ibnet_a2a_settings *s, enum ibnet_a2a_
 		return &s->window;
 	case IBNET_A2A_CREDITS:
 		return &s->credits;
+	case IBNET_A2A_AGGREGATE:
+		return &s->aggregate;
 	case IBNET_A2A_THRESHOLD:
 	default:
 		return &s->threshold;

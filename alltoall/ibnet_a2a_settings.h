@@ -88,6 +88,13 @@ extern const struct ibnet_a2a_build ibnet_a2a_builds[IBNET_A2A_ABI_COUNT];
 #define IBNET_A2A_CREDITS_DEFAULT 1u
 #define IBNET_A2A_THRESHOLD_DEFAULT (16ul * 1024)
 #define IBNET_A2A_THRESHOLD_IB_DEFAULT (128ul * 1024)
+/*
+ * From how many ranks on a node a node's blocks travel together, node to
+ * node (ibnet_a2a_nodes.c); 0: never, always pair by pair. Measured on the
+ * test cluster (docs/benchmarks.md, "Many ranks per node").
+ */
+#define IBNET_A2A_AGGREGATE_DEFAULT 2ul
+#define IBNET_A2A_AGGREGATE_MAX 1000ul
 
 /* Bytes per pair under which no call is paced (a guard for many ranks per
  * node, not measured here: ibnet_a2a_paced.c, fanin_route). */
@@ -102,12 +109,14 @@ struct ibnet_a2a_settings {
 	unsigned long window;		/* bytes in flight towards one node */
 	unsigned long credits;		/* chunks of window/credits granted at once */
 	unsigned long threshold;	/* fan-in bytes on a port below which MPI's own runs */
+	unsigned long aggregate;	/* ranks on a node from which it goes node to node; 0 never */
 };
 
 /* The variables a job sees (the plugin sets them; the user's value wins). */
 #define IBNET_A2A_ENV_WINDOW "SLURM_IBNET_ALLTOALL_WINDOW"
 #define IBNET_A2A_ENV_CREDITS "SLURM_IBNET_ALLTOALL_CREDITS"
 #define IBNET_A2A_ENV_THRESHOLD "SLURM_IBNET_ALLTOALL_THRESHOLD"
+#define IBNET_A2A_ENV_AGGREGATE "SLURM_IBNET_ALLTOALL_AGGREGATE"
 /* "0": this run uses the MPI library's own all-to-all. */
 #define IBNET_A2A_ENV_PACED "SLURM_IBNET_ALLTOALL_PACED"
 /* On (ibnet_flag_on): each process says at exit how many calls were paced or handed over. */
@@ -126,6 +135,7 @@ enum ibnet_a2a_key {
 	IBNET_A2A_WINDOW,
 	IBNET_A2A_CREDITS,
 	IBNET_A2A_THRESHOLD,
+	IBNET_A2A_AGGREGATE,
 	IBNET_A2A_KEY_COUNT
 };
 

@@ -340,7 +340,7 @@ void ibnet_tally_describe(const struct ibnet_tally *tally, char *buf, size_t len
 	qsort(t->row, (size_t)t->rows, sizeof(t->row[0]), row_order);
 	buf[0] = '\0';
 	for (i = 0; i < t->rows; i++) {
-		unsigned long total = 0, paced = 0;
+		unsigned long total = 0, paced = 0, nodes = 0;
 
 		for (j = 0; j < i; j++)	/* each kind once, where first seen */
 			if (!strcmp(t->row[j].kind, t->row[i].kind))
@@ -351,16 +351,20 @@ void ibnet_tally_describe(const struct ibnet_tally *tally, char *buf, size_t len
 			if (strcmp(t->row[k].kind, t->row[i].kind))
 				continue;
 			total += t->row[k].count;
-			if (!strcmp(t->row[k].route, "paced"))
+			if (!strncmp(t->row[k].route, "paced", 5))	/* "paced node to node" too */
 				paced += t->row[k].count;
+			if (!strcmp(t->row[k].route, "paced node to node"))
+				nodes += t->row[k].count;
 		}
 		if (n < len)
 			n += (size_t)snprintf(buf + n, len - n, "%s%s: %lu call%s: %lu paced",
 					      n ? "; " : "", t->row[i].kind, total,
 					      total == 1 ? "" : "s", paced);
+		if (nodes && n < len)
+			n += (size_t)snprintf(buf + n, len - n, " (%lu node to node)", nodes);
 		for (k = i; k < t->rows && n < len; k++)
 			if (!strcmp(t->row[k].kind, t->row[i].kind) &&
-			    strcmp(t->row[k].route, "paced"))
+			    strncmp(t->row[k].route, "paced", 5))
 				n += (size_t)snprintf(buf + n, len - n, ", %lu %s", t->row[k].count,
 						      t->row[k].route);
 	}

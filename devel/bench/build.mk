@@ -19,5 +19,5 @@ $(B)/bench/linda_farm.exel: devel/bench/linda_farm.c
 # The benchmark (docs/benchmarks.md); QUICK=1: a short smoke run in build/.
 bench:
 	devel/install-deps $(if $(QUICK),,--bench)
-	$(MAKE) all bench-programs
+	$(MAKE) all bench-programs $(B)/tests/a2a_check.openmpi
 	devel/ibnet-bench $(if $(QUICK),--quick)

@@ -502,12 +502,14 @@ def main():
         summary.append(f"- 10,000 hosts through the hostname rule: {fmt_time(cost['map'])} with a "
                        f"group in the replacement{ins}{pre}.")
     summary.append("")
-    # The paced scheme at scale (devel/a2a-versus, devel/a2a-cost): measured
-    # by those scripts, not by this run, and kept as they wrote it.
-    scale = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "bench",
-                         "paced-scale.md")
-    if os.path.exists(scale):
-        lines += ["", open(scale).read().rstrip("\n"), ""]
+    # The paced scheme at scale (devel/a2a-versus, devel/a2a-cost) and with
+    # many ranks per node (devel/a2a-many): measured by those scripts, not by
+    # this run, and kept as they wrote it.
+    for part in ("paced-scale.md", "many-ranks.md"):
+        scale = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
+                             "bench", part)
+        if os.path.exists(scale):
+            lines += ["", open(scale).read().rstrip("\n"), ""]
     with open(os.path.join(a.out, "benchmarks.md"), "w") as f:
         f.write("\n".join(head + summary + lines))
 

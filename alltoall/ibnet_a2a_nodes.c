@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ibnet_a2a_nodes.c - the paced exchange node to node (route PACED_NODES),
+ * for nodes that hold several ranks:
+ *   - A node's ranks copy the blocks they send into one shared segment of the
+ *     node (POSIX shared memory, made by the node's first rank), laid out by
+ *     phase, lane, receiving rank, sending rank: what node i sends to node j
+ *     on lane s is one contiguous message.
+ *   - K lanes per node carry them (K: the fewest ranks any node has, at most
+ *     IBNET_A2A_LANES_MAX). Lane s of node i sends its message to lane s of
+ *     node i+p in phase p, paced exactly as ranks are paced pair by pair
+ *     (paced_exchange, one lane a "rank"), the node's window shared by its K
+ *     lanes. So a node pair carries K flows per phase instead of L_i x L_j,
+ *     and a credit moves a chunk of the aggregated message, not of one
+ *     block: the round trips a receiver waits for no longer multiply with
+ *     the number of senders on a node (docs/benchmarks.md, "Many ranks per
+ *     node: the cost model").
+ *   - A lane receives into the node's receive segment, laid out the same
+ *     way; each rank then copies its own blocks out. Blocks between ranks of
+ *     one node never reach the wire: they go through the send segment.
+ * Three node barriers per call, each also a guarantee about the segments:
+ *   A  every rank has written its sizes, and every rank of the node has
+ *      finished the last call (so both segments are free again);
+ *   B  the send segment is complete;
+ *   C  the lanes have received (every rank read what it needs of the sizes
+ *      before it, so the next call may rewrite them).
+ * Memory: the sizes, 2 x P MPI_Aint per rank; each segment holds at most
+ * most ranks on a node x the heaviest rank's bytes (run_paced's bound), and
+ * calls whose bound is over IBNET_A2A_STAGE_MAX go pair by pair instead.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "ibnet_a2a_paced.h"
+
+/* A communicator's node state for this scheme (in struct comm_info). */
+struct node_stage {
+	MPI_Comm node;		/* this node's ranks of priv, in local order */
+	int lanes;		/* K, the same on every node */
+	MPI_Aint *sizes;	/* shared: per local rank, 2P: bytes sent to, received from each rank */
+	size_t sizes_bytes;
+	char *data;		/* shared: the send segment, then the receive segment */
+	size_t half;		/* each segment's size */
+};
+
+/*
+ * A shared segment of bytes for the ranks of node (collective over it):
+ * made by its first rank, mapped by every rank, its name unlinked before
+ * this returns, so nothing outlives the processes however they end. NULL
+ * on every rank of node if any could not map it (or could not take part:
+ * can false).
+ */
+static void *node_segment(MPI_Comm node, size_t bytes, bool can)
+{
+	static unsigned long made;
+	char name[64] = "";
+	void *p = MAP_FAILED;
+	int lrank = 0, fd = -1, ok, rc, tries;
+
+	PMPI_Comm_rank(node, &lrank);
+	for (tries = 0; lrank == 0 && can && fd < 0 && tries < 8; tries++) {
+		snprintf(name, sizeof(name), "/ibnet-a2a.%ld.%lu", (long)getpid(), made++);
+		fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);	/* EEXIST: the next name */
+	}
+	if (lrank == 0 && fd >= 0 && ftruncate(fd, (off_t)bytes) != 0) {
+		close(fd), fd = -1;
+		shm_unlink(name);
+	}
+	if (lrank == 0 && fd < 0)
+		name[0] = '\0';
+	rc = PMPI_Bcast(name, sizeof(name), MPI_CHAR, 0, node);
+	if (rc == MPI_SUCCESS && name[0] && can) {
+		if (lrank != 0)
+			fd = shm_open(name, O_RDWR, 0);
+		if (fd >= 0)
+			p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	}
+	if (fd >= 0)
+		close(fd);
+	ok = rc == MPI_SUCCESS && p != MAP_FAILED;
+	rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node);
+	if (lrank == 0 && name[0])
+		shm_unlink(name);	/* every rank has it open, or has given up */
+	if (rc != MPI_SUCCESS || !ok) {
+		if (p != MAP_FAILED)
+			munmap(p, bytes);
+		return NULL;
+	}
+	return p;
+}
+
+void nodes_free(struct node_stage *st)
+{
+	if (!st)
+		return;
+	if (st->sizes)
+		munmap(st->sizes, st->sizes_bytes);
+	if (st->data)
+		munmap(st->data, 2 * st->half);
+	if (st->node != MPI_COMM_NULL)
+		PMPI_Comm_free(&st->node);
+	free(st);
+}
+
+static int lanes_of(const struct comm_info *ci)
+{
+	int k = IBNET_A2A_LANES_MAX;
+
+#ifdef IBNET_A2A_TESTING
+	if (test_lanes > 0)
+		k = test_lanes;
+#endif
+	return ci->least_local < k ? ci->least_local : k;
+}
+
+/*
+ * Make the node state, or grow its segments to hold bound bytes each:
+ * collective over priv, on a call every rank routes PACED_NODES alike (the
+ * bound is the same everywhere, so every node grows on the same call).
+ * *ready false on every rank when any node could not (the call is handed
+ * over, counted as out of memory); a failed MPI call's code otherwise.
+ */
+int nodes_ready(struct comm_info *ci, unsigned long bound, bool *ready)
+{
+	struct node_stage *st = ci->stage;
+	int ok, rc;
+
+	*ready = false;
+	if (st && st->half >= bound) {
+		*ready = true;
+		return MPI_SUCCESS;
+	}
+	if (!st) {
+		int local = ci->node_start[ci->mynode + 1] - ci->node_start[ci->mynode];
+		size_t bytes = (size_t)local * 2 * (size_t)ci->size * sizeof(MPI_Aint);
+		MPI_Comm node;
+		void *sizes;
+
+		st = test_no_segment(ci->rank) ? NULL : calloc(1, sizeof(*st));
+		rc = PMPI_Comm_split(ci->priv, ci->mynode, ci->local_index[ci->rank], &node);
+		if (rc != MPI_SUCCESS) {
+			free(st);
+			return rc;
+		}
+		sizes = node_segment(node, bytes, st != NULL);
+		if (!sizes) {
+			PMPI_Comm_free(&node);
+			free(st);
+			st = NULL;
+		} else {
+			st->node = node;
+			st->sizes = sizes;
+			st->sizes_bytes = bytes;
+			st->lanes = lanes_of(ci);
+			ci->stage = st;
+		}
+	}
+	if (st) {
+		/* Twice the last size, so a growing program remaps a few times only. */
+		size_t half = st->half * 2 > bound ? st->half * 2 : bound;
+		long page = sysconf(_SC_PAGESIZE);
+
+		if (half > IBNET_A2A_STAGE_MAX && bound <= IBNET_A2A_STAGE_MAX)
+			half = IBNET_A2A_STAGE_MAX;
+		/* Whole pages, at least one: a call of empty blocks maps something. */
+		half = (half + (size_t)page) / (size_t)page * (size_t)page;
+		if (st->data)
+			munmap(st->data, 2 * st->half);
+		st->half = 0;
+		st->data = node_segment(st->node, 2 * half, true);
+		if (st->data)
+			st->half = half;
+	}
+	ok = st && st->data;
+	rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ci->priv);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	*ready = ok;
+	return MPI_SUCCESS;
+}
+
+/* A barrier of the node's ranks, which also orders their shared memory. */
+static int node_barrier(const struct node_stage *st)
+{
+	int rc;
+
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	rc = PMPI_Barrier(st->node);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return rc;
+}
+
+/* Local rank m's bytes for rank d (sent), or from rank d (received). */
+static MPI_Aint sent_by(const struct node_stage *st, int size, int m, int d)
+{
+	return st->sizes[(size_t)m * 2 * (size_t)size + (size_t)d];
+}
+
+static MPI_Aint received_by(const struct node_stage *st, int size, int m, int d)
+{
+	return st->sizes[(size_t)m * 2 * (size_t)size + (size_t)size + (size_t)d];
+}
+
+/*
+ * The send segment's layout (phase 0: this node's own ranks, one group; then
+ * phase p, lane s, receiving rank, sending rank). at[d]: where this rank's
+ * block for d goes; local_from[q]: where the block from q of this node for
+ * this rank is; the lane's message of each phase, by its partner.
+ */
+static MPI_Aint send_layout(const struct comm_info *ci, const struct node_stage *st, int me,
+			    MPI_Aint *at, MPI_Aint *local_from, MPI_Aint *lane_off,
+			    MPI_Aint *lane_len)
+{
+	int n = ci->nnodes, i = ci->mynode, first = ci->node_start[i];
+	int local = ci->node_start[i + 1] - first, k = st->lanes, p, s, l, m;
+	MPI_Aint pos = 0;
+
+	for (p = 0; p < n; p++) {
+		int j = (i + p) % n, jfirst = ci->node_start[j];
+		int jlocal = ci->node_start[j + 1] - jfirst, step = p ? k : 1;
+
+		for (s = 0; s < step; s++) {
+			MPI_Aint start = pos;
+
+			for (l = s; l < jlocal; l += step) {
+				int d = ci->by_node[jfirst + l];
+
+				for (m = 0; m < local; m++) {
+					if (m == me)
+						at[d] = pos;
+					if (d == ci->rank)
+						local_from[ci->by_node[first + m]] = pos;
+					pos += sent_by(st, ci->size, m, d);
+				}
+			}
+			if (p && s == me) {
+				lane_off[ci->by_node[jfirst + s]] = start;
+				lane_len[ci->by_node[jfirst + s]] = pos - start;
+			}
+		}
+	}
+	return pos;
+}
+
+/*
+ * The receive segment's layout (phase p from node i-p, lane s, receiving
+ * rank of this node, sending rank): the order the sending lane wrote.
+ * from[q]: where the block from q (another node's) for this rank lands.
+ */
+static MPI_Aint receive_layout(const struct comm_info *ci, const struct node_stage *st, int me,
+			       MPI_Aint *from, MPI_Aint *lane_off, MPI_Aint *lane_len)
+{
+	int n = ci->nnodes, i = ci->mynode;
+	int local = ci->node_start[i + 1] - ci->node_start[i], k = st->lanes, p, s, l, t;
+	MPI_Aint pos = 0;
+
+	for (p = 1; p < n; p++) {
+		int from_node = (i - p + n) % n, kfirst = ci->node_start[from_node];
+		int klocal = ci->node_start[from_node + 1] - kfirst;
+
+		for (s = 0; s < k; s++) {
+			MPI_Aint start = pos;
+
+			for (l = s; l < local; l += k) {
+				for (t = 0; t < klocal; t++) {
+					int q = ci->by_node[kfirst + t];
+
+					if (l == me)
+						from[q] = pos;
+					pos += received_by(st, ci->size, l, q);
+				}
+			}
+			if (s == me) {
+				lane_off[ci->by_node[kfirst + s]] = start;
+				lane_len[ci->by_node[kfirst + s]] = pos - start;
+			}
+		}
+	}
+	return pos;
+}
+
+/*
+ * Move slen[r] bytes from sbuf+soff[r] to every rank r, and receive rlen[r]
+ * bytes from r at rbuf+roff[r] (as paced_exchange), node to node. The
+ * segments hold the call (nodes_ready).
+ */
+int nodes_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
+		   const MPI_Aint *slen, char *rbuf, const MPI_Aint *roff, const MPI_Aint *rlen)
+{
+	struct node_stage *st = ci->stage;
+	size_t size = (size_t)ci->size, row = 2 * size;
+	int me = ci->local_index[ci->rank], q, rc, lane_rc = MPI_SUCCESS;
+	MPI_Aint *at = malloc(sizeof(MPI_Aint) * size), *from = malloc(sizeof(MPI_Aint) * size);
+	MPI_Aint *lane = calloc(4 * size, sizeof(MPI_Aint));
+	MPI_Aint *lane_soff = lane, *lane_slen = lane + size;
+	MPI_Aint *lane_roff = lane + 2 * size, *lane_rlen = lane + 3 * size;
+	char *sseg = st->data, *rseg = st->data + st->half;
+
+	if (!at || !from || !lane)
+		out_of_memory(ci, "its node-to-node schedule");
+	memcpy(st->sizes + (size_t)me * row, slen, sizeof(MPI_Aint) * size);
+	memcpy(st->sizes + (size_t)me * row + size, rlen, sizeof(MPI_Aint) * size);
+	if ((rc = node_barrier(st)) != MPI_SUCCESS)	/* A */
+		goto out;
+	/* Within the bound (nodes_ready) for any correct call: the route checked
+	 * that every block is received as large as it is sent. */
+	if (send_layout(ci, st, me, at, from, lane_soff, lane_slen) > (MPI_Aint)st->half ||
+	    receive_layout(ci, st, me, from, lane_roff, lane_rlen) > (MPI_Aint)st->half) {
+		rc = MPI_ERR_INTERN;
+		goto out;
+	}
+	for (q = 0; q < ci->size; q++)
+		if (slen[q])
+			memcpy(sseg + at[q], sbuf + soff[q], (size_t)slen[q]);
+	if ((rc = node_barrier(st)) != MPI_SUCCESS)	/* B */
+		goto out;
+	if (me < st->lanes)
+		lane_rc = paced_exchange(ci, sseg, lane_soff, lane_slen, rseg, lane_roff, lane_rlen,
+					 st->lanes);
+	/* This node's blocks, from the send segment, while the lanes work. */
+	for (q = ci->node_start[ci->mynode]; q < ci->node_start[ci->mynode + 1]; q++) {
+		int r = ci->by_node[q];
+
+		if (rlen[r])
+			memcpy(rbuf + roff[r], sseg + from[r], (size_t)rlen[r]);
+	}
+	/* C, even after a lane failed: its node's ranks must not wait forever. */
+	if ((rc = node_barrier(st)) != MPI_SUCCESS)
+		goto out;
+	if ((rc = lane_rc) != MPI_SUCCESS)
+		goto out;
+	for (q = 0; q < ci->size; q++)
+		if (rlen[q] && ci->node_of[q] != ci->mynode)
+			memcpy(rbuf + roff[q], rseg + from[q], (size_t)rlen[q]);
+out:
+	free(at);
+	free(from);
+	free(lane);
+	return rc;
+}

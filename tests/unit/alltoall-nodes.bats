@@ -1,0 +1,118 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The paced all-to-all node to node (alltoall/ibnet_a2a_nodes.c), on this
+# machine: real Open MPI and MPICH runs with the test build preloaded, each
+# K consecutive ranks (or runs of SLURM_IBNET_ALLTOALL_TEST_NODE_SIZES) a
+# pretend node that shares memory as a real node's ranks do. Simulated: no
+# network between the pretend nodes, so these test routes, bytes and the
+# schedule's round trips, not speed (devel/a2a-many measures that).
+
+load ../helpers/common
+load ../helpers/alltoall
+
+# nodes_count OUTPUT KIND: rank 0's "N of the paced calls node to node" count.
+nodes_count() {
+	sed -n "s/^spank-ibnet alltoall: rank 0: $2: \([0-9]*\) of the paced calls node to node.*/\1/p" <<<"$1"
+}
+
+@test "node to node: byte-identical to PMPI_Alltoall/v over random sizes, datatypes and sub-communicators, 2 to 8 ranks per node, Open MPI and MPICH" {
+	local rpn
+	for rpn in 2 3 4 8; do
+		run ompi 16 "$rpn" "$BUILD/tests/a2a_check.openmpi" "$rpn" 30
+		assert_success
+		assert_line 'CHECK cases=30 ranks=16 failures=0'
+		# The node-to-node route was taken, not handed over.
+		[ "$(nodes_count "$output" MPI_Alltoallv)" -gt 0 ] || { echo "rpn $rpn: no call node to node"; false; }
+	done
+	for rpn in 2 4; do
+		run mpich 12 "$rpn" "$BUILD/tests/a2a_check.mpich" "$((rpn + 10))" 30
+		assert_success
+		assert_line 'CHECK cases=30 ranks=12 failures=0'
+		[ "$(nodes_count "$output" MPI_Alltoallv)" -gt 0 ]
+	done
+}
+
+@test "node to node: uneven nodes (3 + 5 + 1 ranks), one lane each: byte-identical, Open MPI and MPICH" {
+	EXTRA=SLURM_IBNET_ALLTOALL_TEST_NODE_SIZES=3,5,1 run ompi 9 0 "$BUILD/tests/a2a_check.openmpi" 21 40
+	assert_success
+	assert_line 'CHECK cases=40 ranks=9 failures=0'
+	[ "$(nodes_count "$output" MPI_Alltoall)" -gt 0 ]
+	EXTRA=SLURM_IBNET_ALLTOALL_TEST_NODE_SIZES=3,5,1 run mpich 9 0 "$BUILD/tests/a2a_check.mpich" 22 40
+	assert_success
+	assert_line 'CHECK cases=40 ranks=9 failures=0'
+	[ "$(nodes_count "$output" MPI_Alltoallv)" -gt 0 ]
+}
+
+@test "node to node: one lane and many lanes give the same bytes; 256 ranks in 16 pretend nodes of 16" {
+	EXTRA=SLURM_IBNET_ALLTOALL_TEST_LANES=1 run ompi 16 4 "$BUILD/tests/a2a_check.openmpi" 31 30
+	assert_success
+	assert_line 'CHECK cases=30 ranks=16 failures=0'
+	TIMEOUT=600 run ompi 256 16 "$BUILD/tests/a2a_check.openmpi" 32 4 4096
+	assert_success
+	assert_line 'CHECK cases=4 ranks=256 failures=0'
+}
+
+@test "SLURM_IBNET_ALLTOALL_AGGREGATE: 0 keeps pair by pair; above the ranks per node keeps pair by pair; a bad value is refused by name" {
+	EXTRA=SLURM_IBNET_ALLTOALL_AGGREGATE=0 run ompi 8 4 "$BUILD/tests/a2a_check.openmpi" 41 20
+	assert_success
+	assert_line 'CHECK cases=20 ranks=8 failures=0'
+	refute_output --partial 'node to node'
+	assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoallv: [0-9]+ calls: [1-9][0-9]* paced'
+	EXTRA=SLURM_IBNET_ALLTOALL_AGGREGATE=5 run ompi 8 4 "$BUILD/tests/a2a_check.openmpi" 41 20
+	assert_success
+	refute_output --partial 'node to node'
+	EXTRA=SLURM_IBNET_ALLTOALL_AGGREGATE=4 run ompi 8 4 "$BUILD/tests/a2a_check.openmpi" 41 20
+	assert_success
+	[ "$(nodes_count "$output" MPI_Alltoallv)" -gt 0 ]
+	EXTRA=SLURM_IBNET_ALLTOALL_AGGREGATE=lots run ompi 4 2 "$BUILD/tests/a2a_check.openmpi" 41 5
+	assert_success
+	assert_output --partial "SLURM_IBNET_ALLTOALL_AGGREGATE: 'lots' is not a number of ranks per node (0 to 1000; 0: never node to node)"
+	assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoallv: [0-9]+ calls: 0 paced, [0-9]+ switched off'
+}
+
+@test "one rank per node keeps pair by pair: the same route as before, nothing node to node" {
+	run ompi 6 1 "$BUILD/tests/a2a_check.openmpi" 51 30
+	assert_success
+	assert_line 'CHECK cases=30 ranks=6 failures=0'
+	refute_output --partial 'node to node'
+}
+
+@test "a node that cannot make its shared segment: every rank hands the call over, counted as out of memory, no rank waits" {
+	EXTRA=SLURM_IBNET_ALLTOALL_TEST_NO_SEGMENT=5 run ompi 8 4 "$BUILD/tests/a2a_check.openmpi" 61 20
+	assert_success
+	assert_line 'CHECK cases=20 ranks=8 failures=0'
+	assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoallv: [0-9]+ calls: 0 paced, .*[1-9][0-9]* out of memory'
+	EXTRA=SLURM_IBNET_ALLTOALL_TEST_NO_SEGMENT=2 run mpich 8 4 "$BUILD/tests/a2a_check.mpich" 62 20
+	assert_success
+	assert_line 'CHECK cases=20 ranks=8 failures=0'
+	assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoallv: [0-9]+ calls: 0 paced, .*[1-9][0-9]* out of memory'
+}
+
+# round_trips OUTPUT: the most credits one rank granted, per call (each
+# credit a round trip its receiver waits for: one credit at a time, the
+# default, so the busiest receiver's count is the critical path's).
+round_trips() {
+	local calls most
+	calls=$(sed -n 's/^spank-ibnet alltoall: rank 0: MPI_Alltoall: \([0-9]*\) calls:.*/\1/p' <<<"$1")
+	most=$(sed -n 's/^spank-ibnet alltoall: rank [0-9]*: test: credits granted: \([0-9]*\)$/\1/p' <<<"$1" | sort -n | tail -1)
+	echo $((most / calls))
+}
+
+@test "the schedule's round trips: 8 nodes x 8 ranks, 512 B per pair, node to node 14 per call where pair by pair takes 56 (the cost model)" {
+	# The cost model (docs/benchmarks.md, "Many ranks per node"), window W =
+	# 16 KiB, one credit:
+	#   pair by pair: a rank's chunk is max(1 KiB, W/L) = 2 KiB, so each of the
+	#     (N-1) L = 56 blocks it receives takes its own round trip;
+	#   node to node: K = 4 lanes, each receives L x L/K x 512 B = 8 KiB per
+	#     phase in chunks of W/K = 4 KiB: 2 round trips x 7 phases = 14.
+	local n=8 l=8 b=512 w=16384 k=4 pairs nodes
+	EXTRA=SLURM_IBNET_ALLTOALL_AGGREGATE=0 TIMEOUT=300 run ompi $((n * l)) $l "$BUILD/bench/a2a_bench" 0.05 $b
+	assert_success
+	pairs=$(round_trips "$output")
+	TIMEOUT=300 run ompi $((n * l)) $l "$BUILD/bench/a2a_bench" 0.05 $b
+	assert_success
+	nodes=$(round_trips "$output")
+	echo "round trips per call on the busiest rank: pair by pair $pairs, node to node $nodes"
+	[ "$pairs" -eq $(((n - 1) * l)) ]
+	[ "$nodes" -eq $(((n - 1) * (l * l / k * b + w / k - 1) / (w / k))) ]
+}
