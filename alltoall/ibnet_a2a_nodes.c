@@ -63,7 +63,8 @@ static void *node_segment(MPI_Comm node, size_t bytes, bool can)
 
 	PMPI_Comm_rank(node, &lrank);
 	for (tries = 0; lrank == 0 && can && fd < 0 && tries < 8; tries++) {
-		snprintf(name, sizeof(name), "/ibnet-a2a.%ld.%lu", (long)getpid(), made++);
+		snprintf(name, sizeof(name), "/ibnet-a2a.%ld.%lu", (long)getpid(),
+			 __atomic_fetch_add(&made, 1, __ATOMIC_RELAXED));
 		fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);	/* EEXIST: the next name */
 	}
 	if (lrank == 0 && fd >= 0 && ftruncate(fd, (off_t)bytes) != 0) {
@@ -119,21 +120,28 @@ static int lanes_of(const struct comm_info *ci)
 
 /*
  * Make the node state, or grow its segments to hold bound bytes each:
- * collective over priv, on a call every rank routes PACED_NODES alike (the
- * bound is the same everywhere, so every node grows on the same call).
- * *ready false on every rank when any node could not (the call is handed
- * over, counted as out of memory); a failed MPI call's code otherwise.
+ * collective over priv, on a call every rank routes PACED_NODES alike. What
+ * decides is the same on every rank (ci->stage_ready and stage_cap change
+ * only here, after the allreduce, and bound is the same everywhere), so
+ * every rank takes the same branch: a rank that skipped the allreduce while
+ * another waited in it would hang both. *ready false on every rank when any
+ * node could not; then this communicator never goes node to node again (its
+ * calls are handed over, counted as out of memory). A failed MPI call's
+ * code otherwise.
  */
 int nodes_ready(struct comm_info *ci, unsigned long bound, bool *ready)
 {
 	struct node_stage *st = ci->stage;
+	unsigned long cap;
 	int ok, rc;
 
-	*ready = false;
-	if (st && st->half >= bound) {
-		*ready = true;
+	*ready = ci->stage_ready > 0 && ci->stage_cap >= bound;
+	if (ci->stage_ready < 0 || *ready)
 		return MPI_SUCCESS;
-	}
+	/* Twice the last size, so a growing program remaps a few times only. */
+	cap = ci->stage_cap * 2 > bound ? ci->stage_cap * 2 : bound;
+	if (cap > IBNET_A2A_STAGE_MAX && bound <= IBNET_A2A_STAGE_MAX)
+		cap = IBNET_A2A_STAGE_MAX;
 	if (!st) {
 		int local = ci->node_start[ci->mynode + 1] - ci->node_start[ci->mynode];
 		size_t bytes = (size_t)local * 2 * (size_t)ci->size * sizeof(MPI_Aint);
@@ -160,14 +168,10 @@ int nodes_ready(struct comm_info *ci, unsigned long bound, bool *ready)
 		}
 	}
 	if (st) {
-		/* Twice the last size, so a growing program remaps a few times only. */
-		size_t half = st->half * 2 > bound ? st->half * 2 : bound;
 		long page = sysconf(_SC_PAGESIZE);
-
-		if (half > IBNET_A2A_STAGE_MAX && bound <= IBNET_A2A_STAGE_MAX)
-			half = IBNET_A2A_STAGE_MAX;
 		/* Whole pages, at least one: a call of empty blocks maps something. */
-		half = (half + (size_t)page) / (size_t)page * (size_t)page;
+		size_t half = ((size_t)cap + (size_t)page) / (size_t)page * (size_t)page;
+
 		if (st->data)
 			munmap(st->data, 2 * st->half);
 		st->half = 0;
@@ -179,7 +183,15 @@ int nodes_ready(struct comm_info *ci, unsigned long bound, bool *ready)
 	rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ci->priv);
 	if (rc != MPI_SUCCESS)
 		return rc;
-	*ready = ok;
+	if (!ok) {
+		nodes_free(ci->stage);	/* collective over the node: all its ranks are here */
+		ci->stage = NULL;
+		ci->stage_ready = -1;
+		return MPI_SUCCESS;
+	}
+	ci->stage_ready = 1;
+	ci->stage_cap = cap;
+	*ready = true;
 	return MPI_SUCCESS;
 }
 

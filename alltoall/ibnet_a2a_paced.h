@@ -77,6 +77,8 @@ struct comm_info {
 	unsigned long fanin_pairs;
 	int least_local, most_local;	/* the fewest and most ranks on one node */
 	struct node_stage *stage;	/* ibnet_a2a_nodes.c's, made on its first call */
+	int stage_ready;		/* 0 not yet, 1 made on every node, -1 failed on one */
+	unsigned long stage_cap;	/* bytes each node's segments hold (every rank alike) */
 };
 
 /*

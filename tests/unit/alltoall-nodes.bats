@@ -114,5 +114,5 @@ round_trips() {
 	nodes=$(round_trips "$output")
 	echo "round trips per call on the busiest rank: pair by pair $pairs, node to node $nodes"
 	[ "$pairs" -eq $(((n - 1) * l)) ]
-	[ "$nodes" -eq $(((n - 1) * (l * l / k * b + w / k - 1) / (w / k))) ]
+	[ "$nodes" -eq $(((n - 1) * ((l * l / k * b + w / k - 1) / (w / k)))) ]
 }
