@@ -7,12 +7,15 @@
  * a rank that handed the call to the MPI's own all-to-all meanwhile sits in
  * a different collective, and the job hangs. Every input a rank decides its
  * route from is the same on all ranks by the MPI standard (sizes, MPI_IN_PLACE,
- * the communicator) except three that are the process's own: whether its
- * paced build loaded, its thread level (MPMD programs may differ), and its
- * settings (environment). So on the first all-to-all on a communicator,
- * every rank - also one without a paced build, which is why this lives in
- * the dispatcher - contributes those three to one MPI_Allreduce (MPI_MIN of
- * four ints), and all take the same verdict; cached on the communicator.
+ * the communicator) except two that are the process's own: whether its
+ * paced build loaded, and its settings (environment; MPMD programs may
+ * differ). So on the first all-to-all on a communicator, every rank - also
+ * one without a paced build, which is why this lives in the dispatcher -
+ * contributes those two to one MPI_Allreduce (MPI_MIN of three ints), and
+ * all take the same verdict; cached on the communicator. The thread level
+ * is not among them: calls on different communicators may run at once under
+ * MPI_THREAD_MULTIPLE, and every part of the scheme keeps its state per
+ * communicator or updates it atomically (0.9: before, such ranks handed over).
  * The MPI's own routine would run after it unharmed: it is a plain
  * collective on the same communicator, in the order every rank calls it.
  *
@@ -34,13 +37,11 @@ typedef void *handle_t;
 /* The MPICH ABI's MPI_INT and MPI_MIN (mpi.h of MPICH 3.x and 4.x). */
 #define MPICH_ABI_INT 0x4c000405ul
 #define MPICH_ABI_MIN 0x58000002ul
-#define MPI_THREAD_MULTIPLE_BOTH_ABIS 3	/* MPICH and Open MPI */
 
 typedef int (*allreduce_fn)(const void *, void *, int, handle_t, handle_t, handle_t);
 typedef int (*keyval_fn)(void *, void *, int *, void *);
 typedef int (*get_attr_fn)(handle_t, int, void *, int *);
 typedef int (*set_attr_fn)(handle_t, int, void *);
-typedef int (*query_thread_fn)(int *);
 typedef int (*test_inter_fn)(handle_t, int *);
 
 static bool active;		/* an ABI we can agree in */
@@ -49,7 +50,6 @@ static handle_t mpi_int, mpi_min;
 static allreduce_fn allreduce;
 static get_attr_fn get_attr;
 static set_attr_fn set_attr;
-static query_thread_fn query_thread;
 static test_inter_fn test_inter;
 static keyval_fn create_keyval;
 static int keyval = -1;
@@ -91,10 +91,9 @@ void ibnet_a2a_agree_setup(enum ibnet_a2a_abi abi, bool build)
 	create_keyval = (keyval_fn)ibnet_a2a_mpi_find("PMPI_Comm_create_keyval");
 	get_attr = (get_attr_fn)ibnet_a2a_mpi_find("PMPI_Comm_get_attr");
 	set_attr = (set_attr_fn)ibnet_a2a_mpi_find("PMPI_Comm_set_attr");
-	query_thread = (query_thread_fn)ibnet_a2a_mpi_find("PMPI_Query_thread");
 	test_inter = (test_inter_fn)ibnet_a2a_mpi_find("PMPI_Comm_test_inter");
 	active = mpi_int && mpi_min && allreduce && create_keyval && get_attr && set_attr &&
-		 query_thread && test_inter;
+		 test_inter;
 	if (!active)
 		fprintf(stderr, "spank-ibnet alltoall: this MPI library lacks a routine or handle "
 			"the ranks' agreement needs; each rank routes its calls alone\n");
@@ -137,7 +136,7 @@ enum ibnet_a2a_verdict ibnet_a2a_agree(uintptr_t comm_word)
 	extern char **environ;
 	handle_t comm = (handle_t)comm_word;
 	void *cached = NULL;
-	int found = 0, inter = 0, provided = 0, vote[4], all[4];
+	int found = 0, inter = 0, vote[3], all[3];
 	enum ibnet_a2a_verdict verdict;
 
 	if (!active)
@@ -149,20 +148,16 @@ enum ibnet_a2a_verdict ibnet_a2a_agree(uintptr_t comm_word)
 	 * would combine the other group's votes): nothing to agree. */
 	if (test_inter(comm, &inter) != 0 || inter)
 		return IBNET_A2A_AGREED;
-	query_thread(&provided);
 	vote[0] = have_build;
-	vote[1] = provided != MPI_THREAD_MULTIPLE_BOTH_ABIS;
-	vote[2] = ibnet_a2a_settings_hash(environ);
-	vote[3] = -vote[2];
+	vote[1] = ibnet_a2a_settings_hash(environ);
+	vote[2] = -vote[1];
 	/* A failure is the MPI's, reported through comm's handler; the call then
 	 * goes to the MPI's own, which meets the same failure. */
-	if (allreduce(vote, all, 4, mpi_int, mpi_min, comm) != 0)
+	if (allreduce(vote, all, 3, mpi_int, mpi_min, comm) != 0)
 		return IBNET_A2A_NOT_AGREED;
 	if (!all[0])
 		verdict = IBNET_A2A_DIFFER_BUILD;
-	else if (!all[1])
-		verdict = IBNET_A2A_DIFFER_THREADS;
-	else if (all[2] != -all[3])	/* the smallest hash is not the largest */
+	else if (all[1] != -all[2])	/* the smallest hash is not the largest */
 		verdict = IBNET_A2A_DIFFER_SETTINGS;
 	else
 		verdict = IBNET_A2A_AGREED;

@@ -3,7 +3,7 @@
  * ibnet_a2a_dispatch.c - libibnet-alltoall.so, what --ordered-alltoall preloads.
  *
  * One preload serves every MPI: it defines MPI_Alltoall, MPI_Alltoallv,
- * MPI_Ialltoall, MPI_Ialltoallv and their Fortran names (use mpi and mpif.h,
+ * MPI_Alltoallw, MPI_Ialltoall, MPI_Ialltoallv and their Fortran names (use mpi and mpif.h,
  * and Open MPI's use mpi_f08), and socket() for the TCP floor
  * (ibnet_tcp_floor.c), nothing else. It does not link libmpi and does
  * nothing when loaded, so bash, srun or python without MPI run exactly as
@@ -44,6 +44,9 @@ typedef void *handle_t;	/* an MPI handle of either ABI, as a register-sized word
 typedef int (*c_alltoall_fn)(const void *, int, handle_t, void *, int, handle_t, handle_t);
 typedef int (*c_alltoallv_fn)(const void *, const int *, const int *, handle_t, void *,
 			      const int *, const int *, handle_t, handle_t);
+/* The datatypes of MPI_Alltoallw: an array, passed through as its address. */
+typedef int (*c_alltoallw_fn)(const void *, const int *, const int *, const void *, void *,
+			      const int *, const int *, const void *, handle_t);
 /* The request is an MPI_Request *: a pointer in either ABI. */
 typedef int (*c_ialltoall_fn)(const void *, int, handle_t, void *, int, handle_t, handle_t,
 			      void *);
@@ -64,22 +67,26 @@ static enum ibnet_a2a_abi abi;
 /* The paced build's routines (NULL without one: then the MPI's own below). */
 static c_alltoall_fn c_alltoall;
 static c_alltoallv_fn c_alltoallv;
+static c_alltoallw_fn c_alltoallw;
 static c_ialltoall_fn c_ialltoall;
 static c_ialltoallv_fn c_ialltoallv;
 /* use mpi and mpif.h */
 static f8_fn f_alltoall;
 static f10_fn f_alltoallv;
+static f10_fn f_alltoallw;
 static f9_fn f_ialltoall;
 static f11_fn f_ialltoallv;
 /* use mpi_f08: Open MPI's build only (MPICH's f08 routines call MPI_Alltoall) */
 static f8_fn f08_alltoall;
 static f10_fn f08_alltoallv;
+static f10_fn f08_alltoallw;
 static f9_fn f08_ialltoall;
 static f11_fn f08_ialltoallv;
 static ibnet_a2a_attach_fn attach;
 /* The MPI library's own C routines, found where the program loaded it. */
 static c_alltoall_fn own_alltoall;
 static c_alltoallv_fn own_alltoallv;
+static c_alltoallw_fn own_alltoallw;
 static c_ialltoall_fn own_ialltoall;
 static c_ialltoallv_fn own_ialltoallv;
 static comm_f2c_fn own_comm_f2c;
@@ -127,6 +134,7 @@ static void mpis_own_c(void)
 {
 	own_alltoall = (c_alltoall_fn)ibnet_a2a_mpi_find("PMPI_Alltoall");
 	own_alltoallv = (c_alltoallv_fn)ibnet_a2a_mpi_find("PMPI_Alltoallv");
+	own_alltoallw = (c_alltoallw_fn)ibnet_a2a_mpi_find("PMPI_Alltoallw");
 	own_ialltoall = (c_ialltoall_fn)ibnet_a2a_mpi_find("PMPI_Ialltoall");
 	own_ialltoallv = (c_ialltoallv_fn)ibnet_a2a_mpi_find("PMPI_Ialltoallv");
 	own_comm_f2c = (comm_f2c_fn)ibnet_a2a_mpi_find("PMPI_Comm_f2c");
@@ -158,14 +166,17 @@ static const struct {
 	{ &attach, IBNET_A2A_ATTACH, false },
 	{ &c_alltoall, "ibnet_a2a_alltoall", false },
 	{ &c_alltoallv, "ibnet_a2a_alltoallv", false },
+	{ &c_alltoallw, "ibnet_a2a_alltoallw", false },
 	{ &c_ialltoall, "ibnet_a2a_ialltoall", false },
 	{ &c_ialltoallv, "ibnet_a2a_ialltoallv", false },
 	{ &f_alltoall, "ibnet_a2a_f_alltoall", false },
 	{ &f_alltoallv, "ibnet_a2a_f_alltoallv", false },
+	{ &f_alltoallw, "ibnet_a2a_f_alltoallw", false },
 	{ &f_ialltoall, "ibnet_a2a_f_ialltoall", false },
 	{ &f_ialltoallv, "ibnet_a2a_f_ialltoallv", false },
 	{ &f08_alltoall, "ibnet_a2a_f08_alltoall", true },
 	{ &f08_alltoallv, "ibnet_a2a_f08_alltoallv", true },
+	{ &f08_alltoallw, "ibnet_a2a_f08_alltoallw", true },
 	{ &f08_ialltoall, "ibnet_a2a_f08_ialltoall", true },
 	{ &f08_ialltoallv, "ibnet_a2a_f08_ialltoallv", true },
 };
@@ -265,6 +276,16 @@ EXPORT int MPI_Alltoallv(const void *sb, const int *sc, const int *sd, handle_t 
 	return OWN(own_alltoallv, "PMPI_Alltoallv")(sb, sc, sd, st, rb, rc, rd, rt, comm);
 }
 
+EXPORT int MPI_Alltoallw(const void *sb, const int *sc, const int *sd, const void *st, void *rb,
+			 const int *rc, const int *rd, const void *rt, handle_t comm)
+{
+	ENTER();
+	if (c_alltoallw)
+		return c_alltoallw(sb, sc, sd, st, rb, rc, rd, rt, comm);
+	ibnet_a2a_agree((uintptr_t)comm);
+	return OWN(own_alltoallw, "PMPI_Alltoallw")(sb, sc, sd, st, rb, rc, rd, rt, comm);
+}
+
 EXPORT int MPI_Ialltoall(const void *sb, int sc, handle_t st, void *rb, int rc, handle_t rt,
 			 handle_t comm, void *request)
 {
@@ -325,6 +346,7 @@ static void fortran_agree(const int *fcomm)
 	}
 #define FORTRAN_ALLTOALL(name) FORTRAN_NAME(name, f_alltoall, f8_fn, P8, A8, g)
 #define FORTRAN_ALLTOALLV(name) FORTRAN_NAME(name, f_alltoallv, f10_fn, P10, A10, i)
+#define FORTRAN_ALLTOALLW(name) FORTRAN_NAME(name, f_alltoallw, f10_fn, P10, A10, i)
 #define FORTRAN_IALLTOALL(name) FORTRAN_NAME(name, f_ialltoall, f9_fn, P9, A9, NULL)
 #define FORTRAN_IALLTOALLV(name) FORTRAN_NAME(name, f_ialltoallv, f11_fn, P11, A11, NULL)
 
@@ -336,6 +358,10 @@ FORTRAN_ALLTOALLV(mpi_alltoallv_)
 FORTRAN_ALLTOALLV(mpi_alltoallv__)
 FORTRAN_ALLTOALLV(mpi_alltoallv)
 FORTRAN_ALLTOALLV(MPI_ALLTOALLV)
+FORTRAN_ALLTOALLW(mpi_alltoallw_)
+FORTRAN_ALLTOALLW(mpi_alltoallw__)
+FORTRAN_ALLTOALLW(mpi_alltoallw)
+FORTRAN_ALLTOALLW(MPI_ALLTOALLW)
 FORTRAN_IALLTOALL(mpi_ialltoall_)
 FORTRAN_IALLTOALL(mpi_ialltoall__)
 FORTRAN_IALLTOALL(mpi_ialltoall)
@@ -346,5 +372,6 @@ FORTRAN_IALLTOALLV(mpi_ialltoallv)
 FORTRAN_IALLTOALLV(MPI_IALLTOALLV)
 FORTRAN_NAME(mpi_alltoall_f08_, f08_alltoall, f8_fn, P8, A8, g)
 FORTRAN_NAME(mpi_alltoallv_f08_, f08_alltoallv, f10_fn, P10, A10, i)
+FORTRAN_NAME(mpi_alltoallw_f08_, f08_alltoallw, f10_fn, P10, A10, i)
 FORTRAN_NAME(mpi_ialltoall_f08_, f08_ialltoall, f9_fn, P9, A9, NULL)
 FORTRAN_NAME(mpi_ialltoallv_f08_, f08_ialltoallv, f11_fn, P11, A11, NULL)

@@ -326,7 +326,7 @@ int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 			if (rc != MPI_SUCCESS)
 				goto out;
 #ifdef IBNET_A2A_TESTING
-			test_grants++;
+			__atomic_fetch_add(&test_grants, 1, __ATOMIC_RELAXED);
 #endif
 			outstanding++;
 			off += len;
@@ -378,8 +378,14 @@ int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 	rc = MPI_SUCCESS;
 out:
 #ifdef IBNET_A2A_TESTING
-	if (ev.n > test_most_slots)
-		test_most_slots = ev.n;
+	{
+		int most = __atomic_load_n(&test_most_slots, __ATOMIC_RELAXED);
+
+		while (ev.n > most && !__atomic_compare_exchange_n(&test_most_slots, &most, ev.n,
+								   false, __ATOMIC_RELAXED,
+								   __ATOMIC_RELAXED))
+			;
+	}
 #endif
 	if (rc == MPI_ERR_NO_MEM)
 		out_of_memory(ci, "its requests");

@@ -4,6 +4,7 @@
  * mpif.h, and Open MPI's use mpi_f08).
  */
 #include <pthread.h>
+#include <stdlib.h>
 
 #include "ibnet_a2a_paced.h"
 
@@ -15,8 +16,8 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER is a C int here
  * mpi_alltoall_f08_ (through the same C routine as mpi_alltoall_,
  * ompi_alltoall_f). MPICH's Fortran routines, mpi_f08's included, call
  * MPI_Alltoall (and MPI_Ialltoall), which is already ours, and count there:
- * for MPICH, and for Fortran's MPI_IN_PLACE and MPI_BOTTOM in Open MPI, the
- * library's own Fortran routine runs.
+ * for MPICH the library's own Fortran routine runs. Open MPI's Fortran
+ * MPI_IN_PLACE and MPI_BOTTOM become C's (c_buffer).
  *
  * Every Fortran routine gets its handles as the address of an INTEGER: so
  * does Open MPI's mpi_f08 (TYPE(MPI_Comm) is one INTEGER, MPI_VAL, passed by
@@ -26,6 +27,7 @@ typedef void (*f_alltoall_fn)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *
 			      MPI_Fint *, MPI_Fint *);
 typedef void (*f_alltoallv_fn)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *,
 			       MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+typedef f_alltoallv_fn f_alltoallw_fn;
 typedef void (*f_ialltoall_fn)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *,
 			       MPI_Fint *, MPI_Fint *, MPI_Fint *);
 typedef void (*f_ialltoallv_fn)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *,
@@ -50,6 +52,7 @@ static const char *const sentinel_names[] = {
 	"mpi_fortran_bottom__", "MPI_FORTRAN_BOTTOM",
 };
 #define SENTINELS (sizeof(sentinel_names) / sizeof(sentinel_names[0]))
+#define IN_PLACE_NAMES 4	/* the first four; then MPI_BOTTOM's */
 static void *sentinel[SENTINELS];
 static pthread_once_t sentinels_once = PTHREAD_ONCE_INIT;
 
@@ -62,27 +65,17 @@ static void find_sentinels(void)
 		sentinel[i] = host->find(sentinel_names[i]);
 }
 
-static bool fortran_sentinel(const void *buf)
+/* A Fortran buffer as C sees it: Fortran's MPI_IN_PLACE and MPI_BOTTOM are
+ * variables of the library, C's are constants. */
+static void *c_buffer(void *buf)
 {
 	size_t i;
 
 	pthread_once(&sentinels_once, find_sentinels);
 	for (i = 0; i < SENTINELS; i++)
 		if (sentinel[i] && sentinel[i] == buf)
-			return true;
-	return false;
-}
-
-/*
- * Every rank first joins the ranks' agreement on the communicator, as the
- * C entry does: a rank whose Fortran call is handed over below (in place)
- * still meets the others there. The verdict, when not to pace, is the route.
- */
-static enum route fortran_agree(MPI_Fint *comm)
-{
-	enum ibnet_a2a_verdict v = host->agree(handle_of(PMPI_Comm_f2c(*comm)));
-
-	return v == IBNET_A2A_AGREED ? IN_PLACE : verdict_route(v);
+			return i < IN_PLACE_NAMES ? MPI_IN_PLACE : MPI_BOTTOM;
+	return buf;
 }
 #endif
 
@@ -91,18 +84,15 @@ static void f_alltoall(const char *own, void *sb, MPI_Fint *sc, MPI_Fint *st, vo
 		       MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr)
 {
 #ifdef OPEN_MPI
-	if (!fortran_sentinel(sb) && !fortran_sentinel(rb)) {
-		int err = ibnet_a2a_alltoall(sb, *sc, PMPI_Type_f2c(*st), rb, *rc,
-					     PMPI_Type_f2c(*rt), PMPI_Comm_f2c(*comm));
+	int err = ibnet_a2a_alltoall(c_buffer(sb), *sc, PMPI_Type_f2c(*st), c_buffer(rb), *rc,
+				     PMPI_Type_f2c(*rt), PMPI_Comm_f2c(*comm));
 
-		if (ierr)
-			*ierr = err;
-		return;
-	}
-	/* Fortran's MPI_IN_PLACE (or MPI_BOTTOM), or a call the ranks agreed to hand over */
-	count(ALLTOALL, fortran_agree(comm));
-#endif
+	(void)own;
+	if (ierr)
+		*ierr = err;
+#else
 	((f_alltoall_fn)mpis_own(own))(sb, sc, st, rb, rc, rt, comm, ierr);
+#endif
 }
 
 static void f_alltoallv(const char *own, void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st,
@@ -110,17 +100,52 @@ static void f_alltoallv(const char *own, void *sb, MPI_Fint *sc, MPI_Fint *sd, M
 			MPI_Fint *ierr)
 {
 #ifdef OPEN_MPI
-	if (!fortran_sentinel(sb) && !fortran_sentinel(rb)) {
-		int err = ibnet_a2a_alltoallv(sb, sc, sd, PMPI_Type_f2c(*st), rb, rc, rd,
-					      PMPI_Type_f2c(*rt), PMPI_Comm_f2c(*comm));
+	int err = ibnet_a2a_alltoallv(c_buffer(sb), sc, sd, PMPI_Type_f2c(*st), c_buffer(rb), rc,
+				      rd, PMPI_Type_f2c(*rt), PMPI_Comm_f2c(*comm));
 
-		if (ierr)
-			*ierr = err;
-		return;
-	}
-	count(ALLTOALLV, fortran_agree(comm));
-#endif
+	(void)own;
+	if (ierr)
+		*ierr = err;
+#else
 	((f_alltoallv_fn)mpis_own(own))(sb, sc, sd, st, rb, rc, rd, rt, comm, ierr);
+#endif
+}
+
+/*
+ * MPI_Alltoallw from Fortran: INTEGER datatypes, one per block, each made
+ * C's (their number is the communicator's size); the counts and byte
+ * displacements are INTEGER arrays, C int arrays here.
+ */
+static void f_alltoallw(const char *own, void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st,
+			void *rb, MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *comm,
+			MPI_Fint *ierr)
+{
+#ifdef OPEN_MPI
+	MPI_Comm c = PMPI_Comm_f2c(*comm);
+	MPI_Datatype *types;
+	int size = 0, i, err;
+	bool in_place;
+
+	(void)own;
+	PMPI_Comm_size(c, &size);
+	sb = c_buffer(sb);
+	in_place = sb == MPI_IN_PLACE;
+	types = malloc(sizeof(MPI_Datatype) * 2 * (size_t)(size > 0 ? size : 1));
+	if (!types) {
+		err = report_failure(c, MPI_ERR_NO_MEM);
+	} else {
+		for (i = 0; i < size; i++) {
+			types[i] = in_place ? MPI_DATATYPE_NULL : PMPI_Type_f2c(st[i]);
+			types[size + i] = PMPI_Type_f2c(rt[i]);
+		}
+		err = ibnet_a2a_alltoallw(sb, sc, sd, types, c_buffer(rb), rc, rd, types + size, c);
+		free(types);
+	}
+	if (ierr)
+		*ierr = err;
+#else
+	((f_alltoallw_fn)mpis_own(own))(sb, sc, sd, st, rb, rc, rd, rt, comm, ierr);
+#endif
 }
 
 /*
@@ -161,6 +186,13 @@ EXPORT void ibnet_a2a_f_alltoallv(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint
 	f_alltoallv("pmpi_alltoallv_", sb, sc, sd, st, rb, rc, rd, rt, comm, ierr);
 }
 
+EXPORT void ibnet_a2a_f_alltoallw(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb,
+				  MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *comm,
+				  MPI_Fint *ierr)
+{
+	f_alltoallw("pmpi_alltoallw_", sb, sc, sd, st, rb, rc, rd, rt, comm, ierr);
+}
+
 EXPORT void ibnet_a2a_f_ialltoall(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
 				  MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr)
 {
@@ -192,6 +224,13 @@ EXPORT void ibnet_a2a_f08_alltoallv(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fi
 				    MPI_Fint *ierr)
 {
 	f_alltoallv("pmpi_alltoallv_f08_", sb, sc, sd, st, rb, rc, rd, rt, comm, ierr);
+}
+
+EXPORT void ibnet_a2a_f08_alltoallw(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb,
+				    MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *comm,
+				    MPI_Fint *ierr)
+{
+	f_alltoallw("pmpi_alltoallw_f08_", sb, sc, sd, st, rb, rc, rd, rt, comm, ierr);
 }
 
 EXPORT void ibnet_a2a_f08_ialltoall(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,

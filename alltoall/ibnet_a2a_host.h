@@ -20,7 +20,6 @@
 enum ibnet_a2a_verdict {
 	IBNET_A2A_AGREED,		/* every rank can pace, with the same settings */
 	IBNET_A2A_DIFFER_BUILD,		/* a rank has no paced build for its MPI */
-	IBNET_A2A_DIFFER_THREADS,	/* a rank runs MPI_THREAD_MULTIPLE */
 	IBNET_A2A_DIFFER_SETTINGS,	/* the ranks' SLURM_IBNET_ALLTOALL* settings differ */
 	IBNET_A2A_NOT_AGREED,		/* the agreement's own allreduce failed */
 };

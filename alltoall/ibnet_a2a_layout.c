@@ -17,7 +17,7 @@ static void info_free(struct comm_info *ci)
 		return;
 #ifdef IBNET_A2A_TESTING
 	if (ci->nnodes)		/* one that was complete and kept */
-		test_infos_freed++;
+		__atomic_fetch_add(&test_infos_freed, 1, __ATOMIC_RELAXED);
 #endif
 	if (ci->priv != MPI_COMM_NULL)
 		PMPI_Comm_free(&ci->priv);
@@ -144,7 +144,7 @@ int comm_info(MPI_Comm comm, struct comm_info **out)
 	}
 	PMPI_Comm_set_attr(comm, keyval, ci);
 #ifdef IBNET_A2A_TESTING
-	test_infos_made++;
+	__atomic_fetch_add(&test_infos_made, 1, __ATOMIC_RELAXED);
 #endif
 	*out = ci;
 	ci = NULL;

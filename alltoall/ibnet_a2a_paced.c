@@ -197,7 +197,8 @@ bool test_no_memory(MPI_Comm comm)
 
 bool injected_failure(void)
 {
-	return test_fail_at && ++test_p2p_calls == test_fail_at;
+	return test_fail_at &&
+	       __atomic_add_fetch(&test_p2p_calls, 1, __ATOMIC_RELAXED) == test_fail_at;
 }
 #else
 static void read_test_settings(void)
@@ -340,22 +341,64 @@ static void init_once(void)
 	PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
 }
 
+/* The bytes of block i of one side (a count times its type's size). */
+static unsigned long block_bytes(const struct a2a_side *a, int i)
+{
+	int c = a->counts ? a->counts[i] : a->count, tsize = 0;
+
+	PMPI_Type_size(a->types ? a->types[i] : a->type, &tsize);
+	return (unsigned long)(c < 0 ? 0 : c) * (unsigned long)tsize;
+}
+
+/*
+ * The route of a call whose sizes differ by rank (MPI_Alltoallv, _w): agree
+ * on the largest block and the heaviest rank, and check that every block is
+ * received as large as it is sent, in one small allreduce
+ * (sizes_check_combine: the maxima, and the XOR of pair hashes).
+ */
+static int vector_route(struct comm_info *ci, const struct a2a_side *send,
+			const struct a2a_side *recv, enum route *route)
+{
+	struct sizes_check c = { 0, 0, 0 };
+	unsigned long sent = 0, received = 0;
+	int i, rc;
+
+	for (i = 0; i < ci->size; i++) {
+		unsigned long sb = block_bytes(send, i), rb = block_bytes(recv, i);
+
+		if (sb > c.most)
+			c.most = sb;
+		c.pairs ^= pair_hash(ci->rank, i, sb) ^ pair_hash(i, ci->rank, rb);
+		sent += sb, received += rb;
+	}
+	c.heaviest = sent > received ? sent : received;
+	rc = PMPI_Allreduce(MPI_IN_PLACE, &c, 1, sizes_check_type, sizes_check_op, ci->priv);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	*route = c.pairs ? SIZES_DIFFER : size_route(ci, c.most, c.heaviest);
+	return *route == PACED_NODES ? node_route(ci, c.heaviest, route) : MPI_SUCCESS;
+}
+
+/*
+ * The three calls: the route (comm_route's checks, then the sizes), then
+ * ours or the MPI's own. In place, the send side is described by the
+ * receive side (ibnet_a2a_pack.c, run_paced).
+ */
 EXPORT int ibnet_a2a_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 			      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+	struct a2a_side send = { sendbuf, NULL, NULL, sendcount, sendtype, NULL };
+	struct a2a_side recv = { recvbuf, NULL, NULL, recvcount, recvtype, NULL };
 	enum route route;
 	struct comm_info *ci;
-	int tsize = 0, rsize = 0, rc;
+	int rc;
 
 	if ((rc = comm_route(comm, sendbuf, &route, &ci)) != MPI_SUCCESS)
 		return rc;	/* reported */
 	if (route == PACED) {
-		unsigned long sbytes, rbytes;
+		unsigned long rbytes = block_bytes(&recv, 0);
+		unsigned long sbytes = sendbuf == MPI_IN_PLACE ? rbytes : block_bytes(&send, 0);
 
-		PMPI_Type_size(sendtype, &tsize);
-		PMPI_Type_size(recvtype, &rsize);
-		sbytes = (unsigned long)(sendcount < 0 ? 0 : sendcount) * (unsigned long)tsize;
-		rbytes = (unsigned long)(recvcount < 0 ? 0 : recvcount) * (unsigned long)rsize;
 		/* Equal on every rank (the type signatures must match), so each
 		 * rank sees an erroneous call as erroneous alike. */
 		route = sbytes != rbytes ? SIZES_DIFFER :
@@ -367,8 +410,7 @@ EXPORT int ibnet_a2a_alltoall(const void *sendbuf, int sendcount, MPI_Datatype s
 	count(ALLTOALL, route);
 	if (route != PACED && route != PACED_NODES)
 		return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-	rc = run_paced(ci, route == PACED_NODES, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf,
-		       NULL, NULL, recvcount, recvtype);
+	rc = run_paced(ci, route == PACED_NODES, &send, &recv);
 	return rc == MPI_SUCCESS ? rc : report_failure(comm, rc);
 }
 
@@ -376,46 +418,48 @@ EXPORT int ibnet_a2a_alltoallv(const void *sendbuf, const int *sendcounts, const
 			       MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
 			       const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm)
 {
+	struct a2a_side send = { sendbuf, sendcounts, sdispls, 0, sendtype, NULL };
+	struct a2a_side recv = { recvbuf, recvcounts, rdispls, 0, recvtype, NULL };
 	enum route route;
 	struct comm_info *ci;
-	int tsize = 0, rsize = 0, i, rc;
+	int rc;
 
 	if ((rc = comm_route(comm, sendbuf, &route, &ci)) != MPI_SUCCESS)
 		return rc;	/* reported */
-	if (route == PACED) {
-		/*
-		 * Counts differ by rank: agree on the largest pair, and check that
-		 * every block is received as large as it is sent, in one small
-		 * allreduce (sizes_check_combine: the maximum, and the XOR of pair hashes).
-		 */
-		struct sizes_check c = { 0, 0, 0 };
-		unsigned long sent = 0, received = 0;
-
-		PMPI_Type_size(sendtype, &tsize);
-		PMPI_Type_size(recvtype, &rsize);
-		for (i = 0; i < ci->size; i++) {
-			unsigned long sb = (unsigned long)sendcounts[i] * (unsigned long)tsize;
-			unsigned long rb = (unsigned long)recvcounts[i] * (unsigned long)rsize;
-
-			if (sb > c.most)
-				c.most = sb;
-			c.pairs ^= pair_hash(ci->rank, i, sb) ^ pair_hash(i, ci->rank, rb);
-			sent += sb, received += rb;
-		}
-		c.heaviest = sent > received ? sent : received;
-		rc = PMPI_Allreduce(MPI_IN_PLACE, &c, 1, sizes_check_type, sizes_check_op, ci->priv);
-		if (rc != MPI_SUCCESS)
-			return report_failure(comm, rc);
-		route = c.pairs ? SIZES_DIFFER : size_route(ci, c.most, c.heaviest);
-		if (route == PACED_NODES && (rc = node_route(ci, c.heaviest, &route)) != MPI_SUCCESS)
-			return report_failure(comm, rc);
-	}
+	if (route == PACED &&
+	    (rc = vector_route(ci, sendbuf == MPI_IN_PLACE ? &recv : &send, &recv, &route)) !=
+	    MPI_SUCCESS)
+		return report_failure(comm, rc);
 	count(ALLTOALLV, route);
 	if (route != PACED && route != PACED_NODES)
 		return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
 				      rdispls, recvtype, comm);
-	rc = run_paced(ci, route == PACED_NODES, sendbuf, sendcounts, sdispls, 0, sendtype,
-		       recvbuf, recvcounts, rdispls, 0, recvtype);
+	rc = run_paced(ci, route == PACED_NODES, &send, &recv);
+	return rc == MPI_SUCCESS ? rc : report_failure(comm, rc);
+}
+
+/* MPI_Alltoallw: a datatype per block, displacements in bytes. */
+EXPORT int ibnet_a2a_alltoallw(const void *sendbuf, const int *sendcounts, const int *sdispls,
+			       const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts,
+			       const int *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm)
+{
+	struct a2a_side send = { sendbuf, sendcounts, sdispls, 0, MPI_DATATYPE_NULL, sendtypes };
+	struct a2a_side recv = { recvbuf, recvcounts, rdispls, 0, MPI_DATATYPE_NULL, recvtypes };
+	enum route route;
+	struct comm_info *ci;
+	int rc;
+
+	if ((rc = comm_route(comm, sendbuf, &route, &ci)) != MPI_SUCCESS)
+		return rc;	/* reported */
+	if (route == PACED &&
+	    (rc = vector_route(ci, sendbuf == MPI_IN_PLACE ? &recv : &send, &recv, &route)) !=
+	    MPI_SUCCESS)
+		return report_failure(comm, rc);
+	count(ALLTOALLW, route);
+	if (route != PACED && route != PACED_NODES)
+		return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+				      rdispls, recvtypes, comm);
+	rc = run_paced(ci, route == PACED_NODES, &send, &recv);
 	return rc == MPI_SUCCESS ? rc : report_failure(comm, rc);
 }
 

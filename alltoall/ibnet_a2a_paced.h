@@ -32,13 +32,11 @@ enum route {
 	PACED,		/* pair by pair (ibnet_a2a_exchange.c) */
 	PACED_NODES,	/* node to node (ibnet_a2a_nodes.c) */
 	OFF,		/* SLURM_IBNET_ALLTOALL_PACED=0, a bad setting, or the user's MPI choice */
-	THREADS,	/* MPI_THREAD_MULTIPLE on a rank: collectives may run concurrently */
 	NO_BUILD,	/* a rank of the communicator has no paced build (ibnet_a2a_agree.c) */
 	SETTINGS_DIFFER,	/* the ranks' settings differ */
 	NOT_AGREED,	/* the ranks' agreement itself failed */
 	INTERCOMM,
 	ONE_RANK,	/* a communicator of one rank: a copy, nothing on the wire */
-	IN_PLACE,
 	BELOW,		/* the bytes converging on a node's port stay below the threshold */
 	ONE_NODE,	/* every rank on one node: shared memory, no port to pace */
 	BIG_BLOCK,	/* a block over block_limit: our calls count bytes in an int */
@@ -60,7 +58,7 @@ enum route {
 extern const char *const route_name[ROUTES];
 
 /* The calls we take, one line each in the report. */
-enum kind { ALLTOALL, ALLTOALLV, IALLTOALL, IALLTOALLV, KINDS };
+enum kind { ALLTOALL, ALLTOALLV, ALLTOALLW, IALLTOALL, IALLTOALLV, KINDS };
 extern const char *const kind_name[KINDS];
 
 /* What we keep per communicator (an attribute, freed with it). */
@@ -135,10 +133,24 @@ int nodes_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 		   const MPI_Aint *slen, char *rbuf, const MPI_Aint *roff, const MPI_Aint *rlen);
 void nodes_free(struct node_stage *st);
 
-/* ibnet_a2a_pack.c */
-int run_paced(struct comm_info *ci, bool by_node, const void *sendbuf, const int *scounts, const int *sdispls,
-	      int scount, MPI_Datatype stype, void *recvbuf, const int *rcounts,
-	      const int *rdispls, int rcount, MPI_Datatype rtype);
+/*
+ * One side of a call, as the user gave it (ibnet_a2a_pack.c):
+ *   MPI_Alltoall   count, type
+ *   MPI_Alltoallv  counts, displs (in extents of type), type
+ *   MPI_Alltoallw  counts, displs (in bytes), types
+ * buf MPI_IN_PLACE on the send side: the receive side's blocks are sent.
+ */
+struct a2a_side {
+	const void *buf;
+	const int *counts, *displs;	/* NULL: MPI_Alltoall */
+	int count;
+	MPI_Datatype type;
+	const MPI_Datatype *types;	/* MPI_Alltoallw; NULL otherwise */
+};
+
+/* ibnet_a2a_pack.c; by_node: the node-to-node exchange, else pair by pair. */
+int run_paced(struct comm_info *ci, bool by_node, const struct a2a_side *send,
+	      const struct a2a_side *recv);
 
 /* The C entry points, which the Fortran bindings call too. */
 int ibnet_a2a_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -146,6 +158,9 @@ int ibnet_a2a_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 int ibnet_a2a_alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls,
 			MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
 			const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm);
+int ibnet_a2a_alltoallw(const void *sendbuf, const int *sendcounts, const int *sdispls,
+			const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts,
+			const int *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm);
 
 /*
  * Test builds only (-DIBNET_A2A_TESTING, build/tests/): the

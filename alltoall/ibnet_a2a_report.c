@@ -11,15 +11,15 @@
 #include "ibnet_job_vars.h"
 
 const char *const route_name[ROUTES] = {
-	"paced", "paced node to node", "switched off", "MPI_THREAD_MULTIPLE", "a rank without the paced build",
+	"paced", "paced node to node", "switched off", "a rank without the paced build",
 	"settings that differ between ranks", "no agreement between ranks",
 	"inter-communicator", "one rank",
-	"MPI_IN_PLACE", "below the threshold", "all ranks on one node", "a block of 2 GiB or more",
+	"below the threshold", "all ranks on one node", "a block of 2 GiB or more",
 	"send and receive sizes that differ", "out of memory", "non-blocking (the MPI's own)",
 };
 
 const char *const kind_name[KINDS] = {
-	"MPI_Alltoall", "MPI_Alltoallv", "MPI_Ialltoall", "MPI_Ialltoallv",
+	"MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Ialltoall", "MPI_Ialltoallv",
 };
 static unsigned long served[KINDS][ROUTES];
 

@@ -119,3 +119,12 @@ $(B)/tests/tally_dir: tests/programs/tally_dir.c $(SRC)/ibnet_tally.c $(SRC)/ibn
 $(B)/tests/linda_standin: tests/programs/linda_standin.c
 	mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $<
+# Every form of the call (tests/unit/alltoall-forms.bats): two threads at once.
+programs: $(B)/tests/a2a_threads.openmpi $(B)/tests/a2a_threads.mpich
+$(B)/tests/a2a_threads.%: tests/programs/a2a_threads.c
+	mkdir -p $(B)/tests
+	mpicc.$* -O2 -Wall -Wextra -Werror -pthread -o $@ $<
+programs: $(B)/tests/a2a_forms.openmpi $(B)/tests/a2a_forms.mpich
+$(B)/tests/a2a_forms.%: tests/programs/a2a_forms.c
+	mkdir -p $(B)/tests
+	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
