@@ -47,6 +47,15 @@ typedef int (*c_alltoallv_fn)(const void *, const int *, const int *, handle_t, 
 /* The datatypes of MPI_Alltoallw: an array, passed through as its address. */
 typedef int (*c_alltoallw_fn)(const void *, const int *, const int *, const void *, void *,
 			      const int *, const int *, const void *, handle_t);
+/* MPI 4.0's large counts: MPI_Count and MPI_Aint are 64 bits in both ABIs. */
+typedef long long count_t;
+typedef long aint_t;
+typedef int (*c_alltoall_c_fn)(const void *, count_t, handle_t, void *, count_t, handle_t,
+			       handle_t);
+typedef int (*c_alltoallv_c_fn)(const void *, const count_t *, const aint_t *, handle_t, void *,
+				const count_t *, const aint_t *, handle_t, handle_t);
+typedef int (*c_alltoallw_c_fn)(const void *, const count_t *, const aint_t *, const void *,
+				void *, const count_t *, const aint_t *, const void *, handle_t);
 /* The request is an MPI_Request *: a pointer in either ABI. */
 typedef int (*c_ialltoall_fn)(const void *, int, handle_t, void *, int, handle_t, handle_t,
 			      void *);
@@ -68,6 +77,9 @@ static enum ibnet_a2a_abi abi;
 static c_alltoall_fn c_alltoall;
 static c_alltoallv_fn c_alltoallv;
 static c_alltoallw_fn c_alltoallw;
+static c_alltoall_c_fn c_alltoall_c;
+static c_alltoallv_c_fn c_alltoallv_c;
+static c_alltoallw_c_fn c_alltoallw_c;
 static c_ialltoall_fn c_ialltoall;
 static c_ialltoallv_fn c_ialltoallv;
 /* use mpi and mpif.h */
@@ -87,6 +99,9 @@ static ibnet_a2a_attach_fn attach;
 static c_alltoall_fn own_alltoall;
 static c_alltoallv_fn own_alltoallv;
 static c_alltoallw_fn own_alltoallw;
+static c_alltoall_c_fn own_alltoall_c;
+static c_alltoallv_c_fn own_alltoallv_c;
+static c_alltoallw_c_fn own_alltoallw_c;
 static c_ialltoall_fn own_ialltoall;
 static c_ialltoallv_fn own_ialltoallv;
 static comm_f2c_fn own_comm_f2c;
@@ -167,6 +182,10 @@ static const struct {
 	{ &c_alltoall, "ibnet_a2a_alltoall", false },
 	{ &c_alltoallv, "ibnet_a2a_alltoallv", false },
 	{ &c_alltoallw, "ibnet_a2a_alltoallw", false },
+	/* Only in a build whose mpi.h is MPI 4.0 or later (MPICH 4, Open MPI 6). */
+	{ &c_alltoall_c, "ibnet_a2a_alltoall_c", true },
+	{ &c_alltoallv_c, "ibnet_a2a_alltoallv_c", true },
+	{ &c_alltoallw_c, "ibnet_a2a_alltoallw_c", true },
 	{ &c_ialltoall, "ibnet_a2a_ialltoall", false },
 	{ &c_ialltoallv, "ibnet_a2a_ialltoallv", false },
 	{ &f_alltoall, "ibnet_a2a_f_alltoall", false },
@@ -284,6 +303,42 @@ EXPORT int MPI_Alltoallw(const void *sb, const int *sc, const int *sd, const voi
 		return c_alltoallw(sb, sc, sd, st, rb, rc, rd, rt, comm);
 	ibnet_a2a_agree((uintptr_t)comm);
 	return OWN(own_alltoallw, "PMPI_Alltoallw")(sb, sc, sd, st, rb, rc, rd, rt, comm);
+}
+
+/*
+ * The large-count forms: defined for every MPI, reached only where its
+ * mpi.h declares them (a program built against Open MPI 4 or 5 never calls
+ * them). Without a build that has them, the MPI's own, after the agreement.
+ */
+EXPORT int MPI_Alltoall_c(const void *sb, count_t sc, handle_t st, void *rb, count_t rc,
+			  handle_t rt, handle_t comm)
+{
+	ENTER();
+	if (c_alltoall_c)
+		return c_alltoall_c(sb, sc, st, rb, rc, rt, comm);
+	ibnet_a2a_agree((uintptr_t)comm);
+	return OWN(own_alltoall_c, "PMPI_Alltoall_c")(sb, sc, st, rb, rc, rt, comm);
+}
+
+EXPORT int MPI_Alltoallv_c(const void *sb, const count_t *sc, const aint_t *sd, handle_t st,
+			   void *rb, const count_t *rc, const aint_t *rd, handle_t rt, handle_t comm)
+{
+	ENTER();
+	if (c_alltoallv_c)
+		return c_alltoallv_c(sb, sc, sd, st, rb, rc, rd, rt, comm);
+	ibnet_a2a_agree((uintptr_t)comm);
+	return OWN(own_alltoallv_c, "PMPI_Alltoallv_c")(sb, sc, sd, st, rb, rc, rd, rt, comm);
+}
+
+EXPORT int MPI_Alltoallw_c(const void *sb, const count_t *sc, const aint_t *sd, const void *st,
+			   void *rb, const count_t *rc, const aint_t *rd, const void *rt,
+			   handle_t comm)
+{
+	ENTER();
+	if (c_alltoallw_c)
+		return c_alltoallw_c(sb, sc, sd, st, rb, rc, rd, rt, comm);
+	ibnet_a2a_agree((uintptr_t)comm);
+	return OWN(own_alltoallw_c, "PMPI_Alltoallw_c")(sb, sc, sd, st, rb, rc, rd, rt, comm);
 }
 
 EXPORT int MPI_Ialltoall(const void *sb, int sc, handle_t st, void *rb, int rc, handle_t rt,

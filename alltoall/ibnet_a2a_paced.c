@@ -278,6 +278,7 @@ struct sizes_check {
 	unsigned long most;	/* the largest block sent: MPI_MAX */
 	unsigned long pairs;	/* XOR of pair_hash */
 	unsigned long heaviest;	/* the most bytes a rank sends or receives: MPI_MAX */
+	unsigned long wide;	/* a rank's counts or displacements pass an int: MPI_MAX */
 };
 static MPI_Datatype sizes_check_type = MPI_DATATYPE_NULL;
 static MPI_Op sizes_check_op = MPI_OP_NULL;
@@ -307,6 +308,8 @@ static void sizes_check_combine(void *in, void *inout, int *len, MPI_Datatype *t
 		b[i].pairs ^= a[i].pairs;
 		if (a[i].heaviest > b[i].heaviest)
 			b[i].heaviest = a[i].heaviest;
+		if (a[i].wide > b[i].wide)
+			b[i].wide = a[i].wide;
 	}
 }
 
@@ -331,7 +334,7 @@ static void init_once(void)
 
 	read_settings();
 	read_test_settings();
-	PMPI_Type_contiguous(3, MPI_UNSIGNED_LONG, &sizes_check_type);
+	PMPI_Type_contiguous(4, MPI_UNSIGNED_LONG, &sizes_check_type);
 	PMPI_Type_commit(&sizes_check_type);
 	PMPI_Op_create(sizes_check_combine, 1, &sizes_check_op);
 	if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_sizes_check, &at_finalize,
@@ -351,19 +354,21 @@ static unsigned long block_bytes(const struct a2a_side *a, int i)
 }
 
 /*
- * The route of a call whose sizes differ by rank (MPI_Alltoallv, _w): agree
- * on the largest block and the heaviest rank, and check that every block is
- * received as large as it is sent, in one small allreduce
- * (sizes_check_combine: the maxima, and the XOR of pair hashes).
+ * The route of a call whose sizes differ by rank (MPI_Alltoallv, _w, and
+ * their large-count forms): agree on the largest block and the heaviest
+ * rank, on whether any rank's counts or displacements pass an int (wide:
+ * the large-count forms), and check that every block is received as large
+ * as it is sent, in one small allreduce (sizes_check_combine: the maxima,
+ * and the XOR of pair hashes).
  */
 static int vector_route(struct comm_info *ci, const struct a2a_side *send,
-			const struct a2a_side *recv, enum route *route)
+			const struct a2a_side *recv, bool wide, enum route *route)
 {
-	struct sizes_check c = { 0, 0, 0 };
+	struct sizes_check c = { 0, 0, 0, wide };
 	unsigned long sent = 0, received = 0;
 	int i, rc;
 
-	for (i = 0; i < ci->size; i++) {
+	for (i = 0; i < ci->size && !wide; i++) {
 		unsigned long sb = block_bytes(send, i), rb = block_bytes(recv, i);
 
 		if (sb > c.most)
@@ -375,15 +380,59 @@ static int vector_route(struct comm_info *ci, const struct a2a_side *send,
 	rc = PMPI_Allreduce(MPI_IN_PLACE, &c, 1, sizes_check_type, sizes_check_op, ci->priv);
 	if (rc != MPI_SUCCESS)
 		return rc;
-	*route = c.pairs ? SIZES_DIFFER : size_route(ci, c.most, c.heaviest);
+	if (c.wide)
+		*route = LARGE_COUNT;
+	else
+		*route = c.pairs ? SIZES_DIFFER : size_route(ci, c.most, c.heaviest);
 	return *route == PACED_NODES ? node_route(ci, c.heaviest, route) : MPI_SUCCESS;
 }
 
 /*
- * The three calls: the route (comm_route's checks, then the sizes), then
- * ours or the MPI's own. In place, the send side is described by the
- * receive side (ibnet_a2a_pack.c, run_paced).
+ * Where a call goes, counted under its kind: comm_route's checks, then the
+ * sizes (uniform: MPI_Alltoall's one block size; else vector_route). In
+ * place, the send side is described by the receive side. *ci is set for a
+ * paced route. A failure is reported and its code returned.
  */
+static int call_route(enum kind k, MPI_Comm comm, const struct a2a_side *send,
+		      const struct a2a_side *recv, bool uniform, bool wide, enum route *route,
+		      struct comm_info **ci)
+{
+	const struct a2a_side *from = send->buf == MPI_IN_PLACE ? recv : send;
+	int rc;
+
+	if ((rc = comm_route(comm, send->buf, route, ci)) != MPI_SUCCESS)
+		return rc;	/* reported */
+	if (*route == PACED && uniform) {
+		unsigned long rbytes = block_bytes(recv, 0), sbytes = block_bytes(from, 0);
+
+		/* Equal on every rank (the type signatures must match), so each
+		 * rank sees an erroneous call as erroneous alike. */
+		*route = sbytes != rbytes ? SIZES_DIFFER :
+			size_route(*ci, sbytes, sbytes * (unsigned long)(*ci)->size);
+		if (*route == PACED_NODES)
+			rc = node_route(*ci, sbytes * (unsigned long)(*ci)->size, route);
+	} else if (*route == PACED) {
+		rc = vector_route(*ci, from, recv, wide, route);
+	}
+	if (rc != MPI_SUCCESS)
+		return report_failure(comm, rc);
+	count(k, *route);
+	return MPI_SUCCESS;
+}
+
+static bool paced(enum route r)
+{
+	return r == PACED || r == PACED_NODES;
+}
+
+static int run_call(struct comm_info *ci, enum route route, const struct a2a_side *send,
+		    const struct a2a_side *recv, MPI_Comm comm)
+{
+	int rc = run_paced(ci, route == PACED_NODES, send, recv);
+
+	return rc == MPI_SUCCESS ? rc : report_failure(comm, rc);
+}
+
 EXPORT int ibnet_a2a_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 			      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -393,25 +442,11 @@ EXPORT int ibnet_a2a_alltoall(const void *sendbuf, int sendcount, MPI_Datatype s
 	struct comm_info *ci;
 	int rc;
 
-	if ((rc = comm_route(comm, sendbuf, &route, &ci)) != MPI_SUCCESS)
-		return rc;	/* reported */
-	if (route == PACED) {
-		unsigned long rbytes = block_bytes(&recv, 0);
-		unsigned long sbytes = sendbuf == MPI_IN_PLACE ? rbytes : block_bytes(&send, 0);
-
-		/* Equal on every rank (the type signatures must match), so each
-		 * rank sees an erroneous call as erroneous alike. */
-		route = sbytes != rbytes ? SIZES_DIFFER :
-			size_route(ci, sbytes, sbytes * (unsigned long)ci->size);
-		if (route == PACED_NODES &&
-		    (rc = node_route(ci, sbytes * (unsigned long)ci->size, &route)) != MPI_SUCCESS)
-			return report_failure(comm, rc);
-	}
-	count(ALLTOALL, route);
-	if (route != PACED && route != PACED_NODES)
+	if ((rc = call_route(ALLTOALL, comm, &send, &recv, true, false, &route, &ci)))
+		return rc;
+	if (!paced(route))
 		return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-	rc = run_paced(ci, route == PACED_NODES, &send, &recv);
-	return rc == MPI_SUCCESS ? rc : report_failure(comm, rc);
+	return run_call(ci, route, &send, &recv, comm);
 }
 
 EXPORT int ibnet_a2a_alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls,
@@ -424,18 +459,12 @@ EXPORT int ibnet_a2a_alltoallv(const void *sendbuf, const int *sendcounts, const
 	struct comm_info *ci;
 	int rc;
 
-	if ((rc = comm_route(comm, sendbuf, &route, &ci)) != MPI_SUCCESS)
-		return rc;	/* reported */
-	if (route == PACED &&
-	    (rc = vector_route(ci, sendbuf == MPI_IN_PLACE ? &recv : &send, &recv, &route)) !=
-	    MPI_SUCCESS)
-		return report_failure(comm, rc);
-	count(ALLTOALLV, route);
-	if (route != PACED && route != PACED_NODES)
+	if ((rc = call_route(ALLTOALLV, comm, &send, &recv, false, false, &route, &ci)))
+		return rc;
+	if (!paced(route))
 		return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
 				      rdispls, recvtype, comm);
-	rc = run_paced(ci, route == PACED_NODES, &send, &recv);
-	return rc == MPI_SUCCESS ? rc : report_failure(comm, rc);
+	return run_call(ci, route, &send, &recv, comm);
 }
 
 /* MPI_Alltoallw: a datatype per block, displacements in bytes. */
@@ -449,19 +478,128 @@ EXPORT int ibnet_a2a_alltoallw(const void *sendbuf, const int *sendcounts, const
 	struct comm_info *ci;
 	int rc;
 
-	if ((rc = comm_route(comm, sendbuf, &route, &ci)) != MPI_SUCCESS)
-		return rc;	/* reported */
-	if (route == PACED &&
-	    (rc = vector_route(ci, sendbuf == MPI_IN_PLACE ? &recv : &send, &recv, &route)) !=
-	    MPI_SUCCESS)
-		return report_failure(comm, rc);
-	count(ALLTOALLW, route);
-	if (route != PACED && route != PACED_NODES)
+	if ((rc = call_route(ALLTOALLW, comm, &send, &recv, false, false, &route, &ci)))
+		return rc;
+	if (!paced(route))
 		return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
 				      rdispls, recvtypes, comm);
-	rc = run_paced(ci, route == PACED_NODES, &send, &recv);
-	return rc == MPI_SUCCESS ? rc : report_failure(comm, rc);
+	return run_call(ci, route, &send, &recv, comm);
 }
+
+#if MPI_VERSION >= 4
+/*
+ * The large-count forms (MPI 4.0: MPICH 4, Open MPI 6), what mpi4py 4 calls.
+ * The scheme counts in int: a call whose counts and displacements all fit
+ * is paced as its int form is (copied into int arrays); a rank with one
+ * that does not makes every rank hand the call to the MPI's own _c routine
+ * (route LARGE_COUNT), agreed in the call's one allreduce.
+ */
+static bool fits(MPI_Count c)
+{
+	return c >= 0 && c <= INT_MAX;
+}
+
+/* Copy n counts (and, if any, displacements) into int arrays; false: one does not fit. */
+static bool narrow(int n, const MPI_Count *c, const MPI_Aint *d, int **ci, int **di)
+{
+	int i;
+	bool ok = true;
+
+	*ci = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+	*di = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+	if (!*ci || !*di)
+		return false;
+	for (i = 0; i < n && c; i++) {
+		ok = ok && fits(c[i]) && d[i] >= 0 && d[i] <= INT_MAX;
+		(*ci)[i] = fits(c[i]) ? (int)c[i] : 0;
+		(*di)[i] = d[i] >= 0 && d[i] <= INT_MAX ? (int)d[i] : 0;
+	}
+	return ok;
+}
+
+EXPORT int ibnet_a2a_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+				void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+				MPI_Comm comm)
+{
+	/* Counts past an int are blocks past 2 GiB on every rank (equal
+	 * signatures): the route BIG_BLOCK, which every rank reaches alike. */
+	struct a2a_side send = { sendbuf, NULL, NULL, fits(sendcount) ? (int)sendcount : 0,
+				 sendtype, NULL };
+	struct a2a_side recv = { recvbuf, NULL, NULL, fits(recvcount) ? (int)recvcount : 0,
+				 recvtype, NULL };
+	enum route route;
+	struct comm_info *ci;
+	int rc;
+
+	if (!fits(recvcount) || (sendbuf != MPI_IN_PLACE && !fits(sendcount)))
+		send.count = recv.count = INT_MAX, send.type = recv.type = MPI_LONG_DOUBLE;
+	if ((rc = call_route(ALLTOALL_C, comm, &send, &recv, true, false, &route, &ci)))
+		return rc;
+	if (!paced(route))
+		return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+				       comm);
+	return run_call(ci, route, &send, &recv, comm);
+}
+
+static int vector_c(enum kind k, const void *sendbuf, const MPI_Count *sc, const MPI_Aint *sd,
+		    MPI_Datatype st, const MPI_Datatype *sts, void *recvbuf, const MPI_Count *rc_,
+		    const MPI_Aint *rd, MPI_Datatype rt, const MPI_Datatype *rts, MPI_Comm comm,
+		    enum route *route)
+{
+	int size = 0, *sci = NULL, *sdi = NULL, *rci = NULL, *rdi = NULL, rc;
+	bool in_place = sendbuf == MPI_IN_PLACE, ok;
+	struct comm_info *ci;
+
+	PMPI_Comm_size(comm, &size);
+	ok = narrow(size, in_place ? NULL : sc, sd, &sci, &sdi);
+	ok = narrow(size, rc_, rd, &rci, &rdi) && ok;
+	if (!sci || !sdi || !rci || !rdi) {
+		free(sci), free(sdi), free(rci), free(rdi);
+		return report_failure(comm, MPI_ERR_NO_MEM);
+	}
+	{
+		struct a2a_side send = { sendbuf, sci, sdi, 0, st, sts };
+		struct a2a_side recv = { recvbuf, rci, rdi, 0, rt, rts };
+
+		rc = call_route(k, comm, &send, &recv, false, !ok, route, &ci);
+		if (rc == MPI_SUCCESS && paced(*route))
+			rc = run_call(ci, *route, &send, &recv, comm);
+	}
+	free(sci), free(sdi), free(rci), free(rdi);
+	return rc;
+}
+
+EXPORT int ibnet_a2a_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+				 const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+				 const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+				 MPI_Datatype recvtype, MPI_Comm comm)
+{
+	enum route route = OFF;
+	int rc = vector_c(ALLTOALLV_C, sendbuf, sendcounts, sdispls, sendtype, NULL, recvbuf,
+			  recvcounts, rdispls, recvtype, NULL, comm, &route);
+
+	if (rc != MPI_SUCCESS || paced(route))
+		return rc;
+	return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+				rdispls, recvtype, comm);
+}
+
+EXPORT int ibnet_a2a_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+				 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+				 void *recvbuf, const MPI_Count recvcounts[],
+				 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+				 MPI_Comm comm)
+{
+	enum route route = OFF;
+	int rc = vector_c(ALLTOALLW_C, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes,
+			  recvbuf, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, &route);
+
+	if (rc != MPI_SUCCESS || paced(route))
+		return rc;
+	return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+				rdispls, recvtypes, comm);
+}
+#endif
 
 EXPORT int ibnet_a2a_ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 			       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,

@@ -40,6 +40,7 @@ enum route {
 	BELOW,		/* the bytes converging on a node's port stay below the threshold */
 	ONE_NODE,	/* every rank on one node: shared memory, no port to pace */
 	BIG_BLOCK,	/* a block over block_limit: our calls count bytes in an int */
+	LARGE_COUNT,	/* a large-count call with a count or displacement past an int */
 	/*
 	 * An erroneous call: a block's bytes as sent differ from its bytes as
 	 * received. The MPI's own reports it as it does (MPI_ERR_TRUNCATE);
@@ -58,7 +59,11 @@ enum route {
 extern const char *const route_name[ROUTES];
 
 /* The calls we take, one line each in the report. */
-enum kind { ALLTOALL, ALLTOALLV, ALLTOALLW, IALLTOALL, IALLTOALLV, KINDS };
+enum kind {
+	ALLTOALL, ALLTOALLV, ALLTOALLW,
+	ALLTOALL_C, ALLTOALLV_C, ALLTOALLW_C,	/* MPI 4.0's large counts */
+	IALLTOALL, IALLTOALLV, KINDS
+};
 extern const char *const kind_name[KINDS];
 
 /* What we keep per communicator (an attribute, freed with it). */

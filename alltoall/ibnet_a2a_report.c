@@ -15,11 +15,13 @@ const char *const route_name[ROUTES] = {
 	"settings that differ between ranks", "no agreement between ranks",
 	"inter-communicator", "one rank",
 	"below the threshold", "all ranks on one node", "a block of 2 GiB or more",
+	"a count or displacement past an int",
 	"send and receive sizes that differ", "out of memory", "non-blocking (the MPI's own)",
 };
 
 const char *const kind_name[KINDS] = {
-	"MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Ialltoall", "MPI_Ialltoallv",
+	"MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Alltoall_c", "MPI_Alltoallv_c",
+	"MPI_Alltoallw_c", "MPI_Ialltoall", "MPI_Ialltoallv",
 };
 static unsigned long served[KINDS][ROUTES];
 

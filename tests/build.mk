@@ -128,3 +128,8 @@ programs: $(B)/tests/a2a_forms.openmpi $(B)/tests/a2a_forms.mpich
 $(B)/tests/a2a_forms.%: tests/programs/a2a_forms.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
+# Large counts: MPICH only here (Open MPI has them from 6.0).
+programs: $(B)/tests/a2a_large.mpich
+$(B)/tests/a2a_large.%: tests/programs/a2a_large.c
+	mkdir -p $(B)/tests
+	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
