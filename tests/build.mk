@@ -133,3 +133,7 @@ programs: $(B)/tests/a2a_large.mpich
 $(B)/tests/a2a_large.%: tests/programs/a2a_large.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
+programs: $(B)/tests/a2a_w_f.openmpi $(B)/tests/a2a_w_f.mpich
+$(B)/tests/a2a_w_f.%: tests/programs/a2a_w_f.f90
+	mkdir -p $(B)/tests/$*
+	mpif90.$* -O2 -w -J $(B)/tests/$* -o $@ $<

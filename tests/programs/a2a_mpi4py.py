@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 # An all-to-all from Python through the real mpi4py, as a Python code makes
-# it: comm.Alltoall and comm.Alltoallv on plain buffers. Each block's bytes
+# it: comm.Alltoall, comm.Alltoallv and comm.Alltoallw on plain buffers. Each block's bytes
 # are a function of sender, receiver and position, so every rank checks what
 # it got without trusting any all-to-all.
 #   a2a_mpi4py.py LEVEL BYTES   LEVEL: "default" (mpi4py's, MPI_THREAD_MULTIPLE)
@@ -38,6 +38,13 @@ rdispls = [sum(rcounts[:s]) for s in range(size)]
 send = bytearray(b"".join(block(rank, d, scounts[d]) for d in range(size)))
 recv = bytearray(sum(rcounts))
 comm.Alltoallv([send, (scounts, sdispls), MPI.BYTE], [recv, (rcounts, rdispls), MPI.BYTE])
+for s in range(size):
+    if recv[rdispls[s]:rdispls[s] + rcounts[s]] != block(s, rank, rcounts[s]):
+        bad += 1
+# Alltoallw (mpi4py-fft's call): the same blocks, a datatype per peer.
+types = [MPI.BYTE] * size
+recv = bytearray(sum(rcounts))
+comm.Alltoallw([send, (scounts, sdispls), types], [recv, (rcounts, rdispls), types])
 for s in range(size):
     if recv[rdispls[s]:rdispls[s] + rcounts[s]] != block(s, rank, rcounts[s]):
         bad += 1

@@ -1,0 +1,88 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Every form of the call the paced all-to-all takes (issue 32): threads,
+# MPI_Alltoallw, MPI_IN_PLACE, MPI 4.0's large counts. Real Open MPI and
+# MPICH runs on this machine with the test build preloaded, against the
+# MPI's own routines (PMPI_*) on the same input wherever a program can call
+# them; K consecutive ranks a pretend node (1: pair by pair, 2: node to node).
+
+load ../helpers/common
+load ../helpers/alltoall
+
+# kind_paced OUTPUT KIND N: rank 0 paced all N calls of KIND.
+kind_paced() {
+	grep -qx "spank-ibnet alltoall: rank 0: $2: $3 calls: $3 paced" <<<"$1" ||
+		{ echo "rank 0 did not pace all $3 $2 calls"; return 1; }
+}
+
+@test "MPI_THREAD_MULTIPLE: two threads of every rank on two communicators at once, 100 repetitions each, right every time and paced, Open MPI and MPICH, 1 and 2 ranks per node" {
+	local rpn
+	for rpn in 1 2; do
+		run ompi 4 "$rpn" "$BUILD/tests/a2a_threads.openmpi" 100
+		assert_success
+		assert_line 'THREADS reps=100 failures=0 provided=multiple'
+		kind_paced "$output" MPI_Alltoall 100
+		kind_paced "$output" MPI_Alltoallv 100
+		run mpich 4 "$rpn" "$BUILD/tests/a2a_threads.mpich" 100
+		assert_success
+		assert_line 'THREADS reps=100 failures=0 provided=multiple'
+		kind_paced "$output" MPI_Alltoall 100
+	done
+}
+
+@test "MPI_Alltoallw and MPI_IN_PLACE: subarray transposes, a type per peer, zero counts, in place for all three calls, byte-identical to PMPI_*, paced, Open MPI and MPICH, 1 and 2 ranks per node" {
+	local rpn
+	for rpn in 1 2; do
+		run ompi 4 "$rpn" "$BUILD/tests/a2a_forms.openmpi" 6
+		assert_success
+		assert_line 'FORMS cases=30 failures=0'
+		kind_paced "$output" MPI_Alltoallw 18
+		kind_paced "$output" MPI_Alltoall 6
+		kind_paced "$output" MPI_Alltoallv 6
+		run mpich 4 "$rpn" "$BUILD/tests/a2a_forms.mpich" 6
+		assert_success
+		assert_line 'FORMS cases=30 failures=0'
+		kind_paced "$output" MPI_Alltoallw 18
+	done
+	# Node to node at 2 ranks per node: the report says so for _w too.
+	assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoallw: 18 of the paced calls node to node'
+}
+
+@test "MPI_Alltoallw from Fortran (use mpi): a subarray transpose and MPI_IN_PLACE, right and paced, Open MPI and MPICH" {
+	local rpn
+	for rpn in 1 2; do
+		run ompi 4 "$rpn" "$BUILD/tests/a2a_w_f.openmpi"
+		assert_success
+		assert_line 'W_F cases=2 ranks=4 failures=0'
+		kind_paced "$output" MPI_Alltoallw 2
+		run mpich 4 "$rpn" "$BUILD/tests/a2a_w_f.mpich"
+		assert_success
+		assert_line 'W_F cases=2 ranks=4 failures=0'
+		kind_paced "$output" MPI_Alltoallw 2
+	done
+}
+
+@test "large counts (MPICH 4): MPI_Alltoall_c, _v_c, _w_c byte-identical to PMPI_*_c and paced when they fit; a count past an int on one rank hands the call over on every rank, counted by name" {
+	local rpn
+	for rpn in 1 2; do
+		run mpich 4 "$rpn" "$BUILD/tests/a2a_large.mpich" 3
+		assert_success
+		assert_line 'LARGE cases=15 failures=0'
+		kind_paced "$output" MPI_Alltoall_c 3
+		kind_paced "$output" MPI_Alltoallw_c 3
+		assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoallv_c: 9 calls: 6 paced, 3 a count or displacement past an int'
+		# Every rank routes alike: rank 3, whose counts all fit, handed over too.
+		assert_line 'spank-ibnet alltoall: rank 3: MPI_Alltoallv_c: 9 calls: 6 paced, 3 a count or displacement past an int'
+	done
+}
+
+@test "Python: the real mpi4py at its default thread level (MPI_THREAD_MULTIPLE): Alltoall, Alltoallv and Alltoallw paced, right data, 1 and 2 ranks per node" {
+	local rpn
+	for rpn in 1 2; do
+		run ompi 4 "$rpn" /usr/bin/python3 "$BATS_TEST_DIRNAME/../programs/a2a_mpi4py.py" default 20000
+		assert_success
+		assert_line 'MPI4PY ranks=4 level=3 bad=0'
+		assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoall: 1 call: 1 paced'
+		assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoallw: 1 call: 1 paced'
+	done
+}
