@@ -35,13 +35,13 @@ def t(s):
 def main():
     rows = list(csv.DictReader(open(sys.argv[1])))
     micro = defaultdict(list)
-    qe = defaultdict(list)
+    apps = defaultdict(lambda: defaultdict(list))
     for r in rows:
         key = (r['layout'], r['switch'], r['variant'])
         if r['what'] == 'micro':
             micro[key + (int(r['size']),)].append(r)
         else:
-            qe[key].append(r)
+            apps[r['what']][key].append(r)
     if micro:
         print('### The micro-benchmark, many ranks per node\n')
         print('Time per `MPI_Alltoall` (median of rounds), its ratio to the link bound, drops per job '
@@ -52,10 +52,9 @@ def main():
         keys = sorted({(k[0], k[3], k[1]) for k in micro},
                       key=lambda x: (layout_of(x[0]), x[1], x[2]))
         for layout, size, sw in keys:
-            cells = {}
-            for v in ('default', 'pairs', 'nodes'):
-                rs = sorted(micro.get((layout, sw, v, size), []), key=lambda r: r['round'])
-                cells[v] = rs
+            cells = {v: sorted(micro.get((layout, sw, v, size), []), key=lambda r: r['round'])
+                     for v in ('default', 'pairs', 'nodes')}
+
             def show(v):
                 rs = cells[v]
                 if not rs:
@@ -63,6 +62,7 @@ def main():
                 med = statistics.median(float(r['median_s']) for r in rs)
                 drops = int(statistics.median(int(r['drops']) for r in rs))
                 return f'{t(med)} ({med / bound(layout, size):.2f}x bound, {drops} drops)'
+
             def ratio(a, b):
                 xs = [float(x['median_s']) / float(y['median_s'])
                       for x, y in zip(cells[a], cells[b]) if float(y['median_s']) > 0]
@@ -72,42 +72,46 @@ def main():
                   f"{show('pairs')} | {show('nodes')} | {ratio('nodes', 'default')} | "
                   f"{ratio('nodes', 'pairs')} |")
         print()
-    if qe:
-        print('### Quantum ESPRESSO `pw.x`, many ranks per node\n')
-        print('| N x ranks | switch, asked | wall time, median (range) | drops | all-to-alls paced '
-              '(node to node) | total energy |')
+    names = {'default': 'nothing asked', 'nodes': '`--ordered-alltoall`',
+             'pairs': '`--ordered-alltoall`, pair by pair', 'floor': '`--tcp-rto-min`'}
+    titles = {'qe': 'Quantum ESPRESSO `pw.x`', 'fft': 'mpi4py-fft, 128³ complex, 10 forward and backward'}
+    for app, cells in apps.items():
+        print(f'### {titles.get(app, app)}, many ranks per node\n')
+        print('| N x ranks | switch, asked | wall time, median (range) | drops | calls paced '
+              '(node to node), rank 0 | result |')
         print('|---|---|---|---|---|---|')
-        names = {'default': 'nothing asked', 'nodes': '`--ordered-alltoall`',
-                 'pairs': '`--ordered-alltoall`, pair by pair'}
-        layouts = sorted({k[0] for k in qe}, key=layout_of)
+        layouts = sorted({k[0] for k in cells}, key=layout_of)
+        order = (('gige-fc', 'default'), ('gige-fc', 'nodes'), ('gige-lossy', 'default'),
+                 ('gige-lossy', 'floor'), ('gige-lossy', 'nodes'), ('gige-lossy', 'pairs'))
         for layout in layouts:
-            for sw, v in (('gige-fc', 'default'), ('gige-fc', 'nodes'), ('gige-lossy', 'default'),
-                          ('gige-lossy', 'nodes'), ('gige-lossy', 'pairs')):
-                rs = qe.get((layout, sw, v))
+            for sw, v in order:
+                rs = cells.get((layout, sw, v))
                 if not rs:
                     continue
                 secs = [float(r['median_s']) for r in rs]
                 drops = int(statistics.median(int(r['drops']) for r in rs))
-                energies = sorted({r['result'] for r in rs})
+                results = sorted({r['result'] for r in rs})
                 print(f"| {layout.replace('x', ' x ')} | {sw}, {names[v]} | "
                       f"{statistics.median(secs):.1f} s ({min(secs):.1f}-{max(secs):.1f}) | {drops} | "
-                      f"{rs[0]['paced']} ({rs[0]['nodes']}) | {', '.join(energies)} Ry |")
+                      f"{rs[0]['paced']} ({rs[0]['nodes']}) | {', '.join(results)} |")
         print()
         print('| N x ranks | ratio | per round | median |')
         print('|---|---|---|---|')
         for layout in layouts:
             def by_round(sw, v):
-                return {r['round']: float(r['median_s']) for r in qe.get((layout, sw, v), [])}
-            for label, a, b in (
+                return {r['round']: float(r['median_s']) for r in cells.get((layout, sw, v), [])}
+            for label, x_, y_ in (
                     ('lossy `--ordered-alltoall` / fc nothing asked', ('gige-lossy', 'nodes'), ('gige-fc', 'default')),
                     ('lossy `--ordered-alltoall` / lossy nothing asked', ('gige-lossy', 'nodes'), ('gige-lossy', 'default')),
+                    ('lossy `--ordered-alltoall` / lossy `--tcp-rto-min`', ('gige-lossy', 'nodes'), ('gige-lossy', 'floor')),
                     ('fc `--ordered-alltoall` / fc nothing asked', ('gige-fc', 'nodes'), ('gige-fc', 'default')),
                     ('lossy node to node / lossy pair by pair', ('gige-lossy', 'nodes'), ('gige-lossy', 'pairs'))):
-                x, y = by_round(*a), by_round(*b)
+                x, y = by_round(*x_), by_round(*y_)
                 rs = [x[k] / y[k] for k in sorted(x) if k in y and y[k] > 0]
                 if rs:
                     print(f"| {layout.replace('x', ' x ')} | {label} | {', '.join(f'{r:.2f}x' for r in rs)} | "
                           f"{statistics.median(rs):.2f}x |")
+        print()
 
 
 if __name__ == '__main__':
