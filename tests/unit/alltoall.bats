@@ -206,35 +206,35 @@ nonblocking_counted() {
 	assert_line "spank-ibnet alltoall: rank 0: MPI_Ialltoallv: $1 call$s: 0 paced, $1 non-blocking (the MPI's own)"
 }
 
-@test "Fortran (use mpi): MPI_Alltoall, MPI_Alltoallv and MPI_IN_PLACE, the non-blocking ones counted, Open MPI and MPICH" {
+@test "Fortran (use mpi): MPI_Alltoall, MPI_Alltoallv and MPI_IN_PLACE paced (in place since 0.9), the non-blocking ones counted, Open MPI and MPICH" {
 	run ompi 4 1 "$BUILD/tests/a2a_fortran.openmpi"
 	assert_success
 	assert_line 'FORTRAN ranks=4 bad=0'
 	# Open MPI's Fortran calls PMPI_Alltoall itself: paced only because we take its names.
-	assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoall: 2 calls: 1 paced, 1 MPI_IN_PLACE'
+	assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoall: 2 calls: 2 paced'
 	assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoallv: 1 call: 1 paced'
 	nonblocking_counted 1
 	run mpich 4 1 "$BUILD/tests/a2a_fortran.mpich"
 	assert_success
 	assert_line 'FORTRAN ranks=4 bad=0'
-	assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoall: 2 calls: 1 paced, 1 MPI_IN_PLACE'
+	assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoall: 2 calls: 2 paced'
 	assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoallv: 1 call: 1 paced'
 	nonblocking_counted 1
 }
 
 # Open MPI's mpi_f08 routines (mpi_alltoall_f08_) call PMPI_Alltoall through
 # its Fortran layer: paced only because we take their names, and its f08
-# MPI_IN_PLACE is the sentinel of use mpi. MPICH's (mpi_alltoall_f08ts_)
+# MPI_IN_PLACE is the sentinel of use mpi, made C's MPI_IN_PLACE. MPICH's (mpi_alltoall_f08ts_)
 # call MPI_Alltoall, ours. The program leaves the optional ierror out of
 # some calls: Open MPI's then passes NULL for it.
-@test "Fortran (use mpi_f08): MPI_Alltoall and MPI_Alltoallv paced, MPI_IN_PLACE and the non-blocking ones counted, Open MPI and MPICH" {
+@test "Fortran (use mpi_f08): MPI_Alltoall, MPI_Alltoallv and MPI_IN_PLACE paced (in place since 0.9), the non-blocking ones counted, Open MPI and MPICH" {
 	local mpi
 	for mpi in ompi mpich; do
 		run "$mpi" 4 1 "$BUILD/tests/a2a_f08.${mpi/ompi/openmpi}"
 		echo "$mpi"
 		assert_success
 		assert_line 'F08 ranks=4 bad=0'
-		assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoall: 2 calls: 1 paced, 1 MPI_IN_PLACE'
+		assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoall: 2 calls: 2 paced'
 		assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoallv: 1 call: 1 paced'
 		nonblocking_counted 1
 		# Preloaded for the floor alone: the names go to the MPI's own, silently.
@@ -294,13 +294,14 @@ nonblocking_counted() {
 	run env LD_PRELOAD="$A2A" bash -c 'grep -c libmpi /proc/self/maps'
 	assert_output 0
 	# It defines the MPI all-to-all names and socket() (the TCP floor,
-	# tests/unit/tcp-floor.bats), nothing else, and needs no libmpi: C 4,
-	# Fortran 4 x 4 manglings, Open MPI's mpi_f08 4.
+	# tests/unit/tcp-floor.bats), nothing else, and needs no libmpi: C 5
+	# and the 3 large-count forms, Fortran 5 x 4 manglings, Open MPI's
+	# mpi_f08 5 (0.9: Alltoallw and the _c forms).
 	run nm -D --defined-only "$A2A"
-	[ "$(grep -c ' T ' <<<"$output")" -eq 25 ]
+	[ "$(grep -c ' T ' <<<"$output")" -eq 34 ]
 	local other
 	other=$(awk '$2 == "T" { print $3 }' <<<"$output" |
-		grep -v -x -E 'MPI_(A|Ia)lltoallv?|MPI_I?ALLTOALLV?|mpi_i?alltoallv?(_|__|_f08_)?|socket' || true)
+		grep -v -x -E 'MPI_(A|Ia)lltoall[vw]?(_c)?|MPI_I?ALLTOALL[VW]?|mpi_i?alltoall[vw]?(_|__|_f08_)?|socket' || true)
 	[ -z "$other" ] || { echo "not an all-to-all name: $other"; return 1; }
 	assert_line --regexp ' T socket$'
 	run readelf -d "$A2A"
