@@ -25,8 +25,19 @@
  *   C  the lanes have received (every rank read what it needs of the sizes
  *      before it, so the next call may rewrite them).
  * Memory: the sizes, 2 x P MPI_Aint per rank; each segment holds at most
- * most ranks on a node x the heaviest rank's bytes (run_paced's bound), and
+ * most ranks on a node x the heaviest rank's bytes (node_route's bound), and
  * calls whose bound is over IBNET_A2A_STAGE_MAX go pair by pair instead.
+ *
+ * Cost model (docs/bench/many-ranks.md works it through), N nodes of L
+ * ranks, B bytes per pair, window W, one credit, K lanes:
+ *                        pair by pair                 node to node
+ *   flows per node pair  L x L                        K per phase
+ *   in flight per port   max(W, L x 1 KiB)            W
+ *   round trips          (N-1) L ceil(B / max(1K, W/L))   (N-1) ceil(L ceil(L/K) B K / W)
+ * The second is the bytes converging on a port over the window, the floor
+ * of any scheme that keeps W in flight; the first is never below one round
+ * trip per block. Node to node adds two copies of every byte and three
+ * node barriers per call.
  */
 #include <fcntl.h>
 #include <stdio.h>
