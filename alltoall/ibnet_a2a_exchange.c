@@ -51,12 +51,19 @@ void out_of_memory(const struct comm_info *ci, const char *what)
  */
 struct events {
 	MPI_Request *req;
-	int *kind, *peer;
+	int *kind, *peer, *bytes;	/* bytes: a data receive's, for the window */
+	int *round;		/* a data receive's round trip on the critical path */
 	int *free_slot;		/* slots below n whose request has finished */
 	int *done;		/* Waitsome's indices, and then the peers */
 	MPI_Status *status;	/* Waitsome's statuses (their MPI_TAG then holds the kind) */
 	int n, cap, nfree;	/* slots handed out so far, allocated, free */
 	int active;		/* requests posted and not yet finished */
+	/*
+	 * Round trips on the critical path: a grant made after data of round r
+	 * arrived is of round r + 1 (the first grants are round 1); the highest
+	 * round is how many round trips this receiver waited for in a row.
+	 */
+	int next_round, most_round;
 };
 /* A send; a local receive; a credit or data receive between nodes. */
 enum { EV_SEND, EV_RECV, EV_CREDIT, EV_DATA };
@@ -76,6 +83,8 @@ static bool ev_grow(struct events *e, int cap)
 	EV_GROW(req);
 	EV_GROW(kind);
 	EV_GROW(peer);
+	EV_GROW(bytes);
+	EV_GROW(round);
 	EV_GROW(free_slot);
 	EV_GROW(done);
 	EV_GROW(status);
@@ -106,6 +115,8 @@ static void ev_free(struct events *e)
 	free(e->req);
 	free(e->kind);
 	free(e->peer);
+	free(e->bytes);
+	free(e->round);
 	free(e->free_slot);
 	free(e->done);
 	free(e->status);
@@ -135,6 +146,8 @@ static int ev_post(struct events *e, int kind, int peer, const void *buf, int n,
 	}
 	e->kind[i] = kind;
 	e->peer[i] = peer;
+	e->bytes[i] = n;
+	e->round[i] = e->next_round;
 	e->active++;
 	return MPI_SUCCESS;
 }
@@ -247,14 +260,14 @@ int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 		   const MPI_Aint *slen, char *rbuf, const MPI_Aint *roff, const MPI_Aint *rlen,
 		   int sharers)
 {
-	struct events ev = { 0 };
+	struct events ev = { .next_round = 1 };
 	struct send_phases sp = { .current = 1, .posted = 0 };
 	MPI_Aint *sent = calloc((size_t)ci->size, sizeof(MPI_Aint));
 	int *credit_in = calloc((size_t)ci->size, sizeof(int));
 	int *order = malloc(sizeof(int) * (size_t)ci->size);
 	int me = ci->rank, mynode = ci->mynode, my_credits, norder = 0;
 	int oi = 0, outstanding = 0, rc = MPI_ERR_NO_MEM, i, p;
-	MPI_Aint chunk, off = 0;
+	MPI_Aint chunk, share, in_flight = 0, off = 0;
 
 	sp.unsent = calloc((size_t)ci->nnodes, sizeof(int));
 	if (!sent || !credit_in || !order || !sp.unsent)
@@ -271,6 +284,14 @@ int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 	chunk = (MPI_Aint)(settings.window / (unsigned long)sharers / (unsigned long)my_credits);
 	if (chunk < 1024)
 		chunk = 1024;
+	/*
+	 * The window is counted in bytes: grants go out while the bytes granted
+	 * and not yet received stay within this receiver's share, so blocks
+	 * smaller than a chunk (many ranks per node, small calls) are granted
+	 * several at a time instead of one round trip each; blocks of a chunk
+	 * or more are granted my_credits at a time, as before.
+	 */
+	share = chunk * my_credits;
 
 	if (rlen[me])
 		memcpy(rbuf + roff[me], sbuf + soff[me], (size_t)rlen[me]);
@@ -310,11 +331,14 @@ int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 	for (;;) {
 		int ndone = 0, j;
 
-		/* Grant while the window has room. */
-		while (outstanding < my_credits && oi < norder) {
+		/* Grant while the window has room (share, in bytes). */
+		while (oi < norder && outstanding < IBNET_A2A_GRANTS_MAX) {
 			int s = order[oi];
 			MPI_Aint len = rlen[s] - off < chunk ? rlen[s] - off : chunk;
 			int grant = (int)len;	/* at most the window, 64 MiB */
+
+			if (outstanding && in_flight + len > share)
+				break;
 
 			rc = ev_post(&ev, EV_DATA, s, rbuf + roff[s] + off, grant, TAG_DATA, ci->priv);
 			if (rc != MPI_SUCCESS)
@@ -328,7 +352,10 @@ int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 #ifdef IBNET_A2A_TESTING
 			__atomic_fetch_add(&test_grants, 1, __ATOMIC_RELAXED);
 #endif
+			if (ev.next_round > ev.most_round)
+				ev.most_round = ev.next_round;
 			outstanding++;
+			in_flight += len;
 			off += len;
 			if (off == rlen[s])
 				oi++, off = 0;
@@ -344,7 +371,12 @@ int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 		for (j = 0; j < ndone; j++) {
 			int slot = ev.done[j];
 
-			ev.status[j].MPI_TAG = ev.kind[slot], ev.done[j] = ev.peer[slot];
+			/* Each finished request's kind, bytes and peer, kept in fields
+			 * of its status nothing reads after Waitsome. */
+			ev.status[j].MPI_TAG = ev.kind[slot], ev.status[j].MPI_SOURCE = ev.bytes[slot];
+			ev.done[j] = ev.peer[slot];
+			if (ev.kind[slot] == EV_DATA && ev.round[slot] + 1 > ev.next_round)
+				ev.next_round = ev.round[slot] + 1;
 			ev_release(&ev, slot);
 		}
 		ev.active -= ndone;
@@ -353,7 +385,7 @@ int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 			MPI_Aint len;
 
 			if (kind == EV_DATA)
-				outstanding--;
+				outstanding--, in_flight -= ev.status[j].MPI_SOURCE;
 			if (kind != EV_CREDIT)
 				continue;
 			/* The receiver says how much: its chunk, not ours (at most
@@ -378,6 +410,7 @@ int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 	rc = MPI_SUCCESS;
 out:
 #ifdef IBNET_A2A_TESTING
+	__atomic_fetch_add(&test_round_trips, (unsigned long)ev.most_round, __ATOMIC_RELAXED);
 	{
 		int most = __atomic_load_n(&test_most_slots, __ATOMIC_RELAXED);
 

@@ -18,7 +18,8 @@
  *   - A lane receives into the node's receive segment, laid out the same
  *     way; each rank then copies its own blocks out. Blocks between ranks of
  *     one node never reach the wire: they go through the send segment.
- * Three node barriers per call, each also a guarantee about the segments:
+ * Three node barriers per call (two for MPI_Alltoall, whose sizes every
+ * rank knows), each also a guarantee about the segments:
  *   A  every rank has written its sizes, and every rank of the node has
  *      finished the last call (so both segments are free again);
  *   B  the send segment is complete;
@@ -56,6 +57,7 @@ struct node_stage {
 	size_t sizes_bytes;
 	char *data;		/* shared: the send segment, then the receive segment */
 	size_t half;		/* each segment's size */
+	MPI_Aint uniform;	/* this call's one block size (MPI_Alltoall), or -1 */
 };
 
 /*
@@ -220,11 +222,15 @@ static int node_barrier(const struct node_stage *st)
 /* Local rank m's bytes for rank d (sent), or from rank d (received). */
 static MPI_Aint sent_by(const struct node_stage *st, int size, int m, int d)
 {
+	if (st->uniform >= 0)
+		return st->uniform;
 	return st->sizes[(size_t)m * 2 * (size_t)size + (size_t)d];
 }
 
 static MPI_Aint received_by(const struct node_stage *st, int size, int m, int d)
 {
+	if (st->uniform >= 0)
+		return st->uniform;
 	return st->sizes[(size_t)m * 2 * (size_t)size + (size_t)size + (size_t)d];
 }
 
@@ -312,7 +318,8 @@ static MPI_Aint receive_layout(const struct comm_info *ci, const struct node_sta
  * segments hold the call (nodes_ready).
  */
 int nodes_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
-		   const MPI_Aint *slen, char *rbuf, const MPI_Aint *roff, const MPI_Aint *rlen)
+		   const MPI_Aint *slen, char *rbuf, const MPI_Aint *roff, const MPI_Aint *rlen,
+		   MPI_Aint uniform)
 {
 	struct node_stage *st = ci->stage;
 	size_t size = (size_t)ci->size, row = 2 * size;
@@ -325,10 +332,20 @@ int nodes_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 
 	if (!at || !from || !lane)
 		out_of_memory(ci, "its node-to-node schedule");
-	memcpy(st->sizes + (size_t)me * row, slen, sizeof(MPI_Aint) * size);
-	memcpy(st->sizes + (size_t)me * row + size, rlen, sizeof(MPI_Aint) * size);
-	if ((rc = node_barrier(st)) != MPI_SUCCESS)	/* A */
-		goto out;
+	/*
+	 * A: the sizes, where they differ by rank. MPI_Alltoall's are one size
+	 * every rank knows, and A's other guarantee holds without it: a rank
+	 * writes the send segment only after C of the last call, when every
+	 * rank has read its blocks there, and the lanes write the receive
+	 * segment only after B, when every rank has read the last call's.
+	 */
+	st->uniform = uniform;
+	if (uniform < 0) {
+		memcpy(st->sizes + (size_t)me * row, slen, sizeof(MPI_Aint) * size);
+		memcpy(st->sizes + (size_t)me * row + size, rlen, sizeof(MPI_Aint) * size);
+		if ((rc = node_barrier(st)) != MPI_SUCCESS)
+			goto out;
+	}
 	/* Within the bound (nodes_ready) for any correct call: the route checked
 	 * that every block is received as large as it is sent. */
 	if (send_layout(ci, st, me, at, from, lane_soff, lane_slen) > (MPI_Aint)st->half ||

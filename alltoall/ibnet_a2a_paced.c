@@ -124,7 +124,7 @@ static int test_no_memory_rank = -1, test_no_scratch_rank = -1, test_no_segment_
 int test_lanes;
 char test_node_sizes[256];
 /* Credits granted by this process: each a round trip (ibnet_a2a_exchange.c). */
-unsigned long test_grants;
+unsigned long test_grants, test_round_trips;
 /* Communicator state made and freed, said at exit with the report. */
 unsigned long test_infos_made, test_infos_freed;
 /* The most requests one exchange had posted at once (slots handed out). */

@@ -91,6 +91,8 @@ struct comm_info {
  * bound is larger goes pair by pair.
  */
 #define IBNET_A2A_LANES_MAX 4
+/* The most grants a receiver has outstanding at once (small blocks). */
+#define IBNET_A2A_GRANTS_MAX 64
 #define IBNET_A2A_STAGE_MAX (512ul * 1024 * 1024)
 
 /* The settings every part reads (ibnet_a2a_paced.c, read once). */
@@ -135,7 +137,8 @@ int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 struct node_stage;
 int nodes_ready(struct comm_info *ci, unsigned long bound, bool *ready);
 int nodes_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
-		   const MPI_Aint *slen, char *rbuf, const MPI_Aint *roff, const MPI_Aint *rlen);
+		   const MPI_Aint *slen, char *rbuf, const MPI_Aint *roff, const MPI_Aint *rlen,
+		   MPI_Aint uniform);
 void nodes_free(struct node_stage *st);
 
 /*
@@ -180,6 +183,7 @@ extern int test_lanes;			/* SLURM_IBNET_ALLTOALL_TEST_LANES */
 extern char test_node_sizes[256];	/* SLURM_IBNET_ALLTOALL_TEST_NODE_SIZES */
 int test_node_leader(int rank);
 extern unsigned long test_grants;	/* credits this process granted */
+extern unsigned long test_round_trips;	/* its critical path's round trips, summed over calls */
 bool test_no_memory(MPI_Comm comm);
 bool test_no_scratch(int rank);
 bool injected_failure(void);

@@ -153,7 +153,10 @@ int run_paced(struct comm_info *ci, bool by_node, const struct a2a_side *send,
 	if (s.scratch)
 		rc = side_copy(&s, true, ci->priv, ci->size, from);
 	if (rc == MPI_SUCCESS) {
-		rc = by_node ? nodes_exchange(ci, s.buf, s.off, s.len, r.buf, r.off, r.len) :
+		/* MPI_Alltoall: one block size on every rank, for every pair. */
+		MPI_Aint uniform = !from->counts && !recv->counts ? r.len[0] : -1;
+
+		rc = by_node ? nodes_exchange(ci, s.buf, s.off, s.len, r.buf, r.off, r.len, uniform) :
 			paced_exchange(ci, s.buf, s.off, s.len, r.buf, r.off, r.len,
 				       ci->node_start[ci->mynode + 1] - ci->node_start[ci->mynode]);
 		/*

@@ -134,8 +134,9 @@ void a2a_at_exit(void)
 			/* Each credit a round trip the receiver waits for (one credit
 			 * at a time, the default): the busiest rank's count is the
 			 * critical path's round trips. */
-			snprintf(line, sizeof(line), "rank %d: test: credits granted: %lu",
-				 world_rank, test_grants);
+			snprintf(line, sizeof(line), "rank %d: test: credits granted: %lu; "
+				 "round trips in a row, over all calls: %lu", world_rank, test_grants,
+				 test_round_trips);
 			say(line);
 		}
 #endif
