@@ -25,7 +25,7 @@ STACK=$REPO/devel/ibnet-stack
 	run unshare -m sh -c 'mount --bind "$1/etc/os-release" /etc/os-release && exec "$2" --list' \
 		sh "$BATS_TEST_TMPDIR" "$REPO/devel/install-deps"
 	assert_failure
-	assert_output --partial "Debian release 'sid' is not one the project is tested on (bookworm, trixie)"
+	assert_output --partial "Debian release 'sid' is not one the project is tested on (bookworm, trixie, forky)"
 }
 
 @test "ibnet-stack reads the mirrors from deb822 sources" {
@@ -65,8 +65,8 @@ STACK=$REPO/devel/ibnet-stack
 
 @test "ibnet-stack names the stacks it knows and refuses others" {
 	run "$STACK" list
-	assert_output 'trixie'
+	assert_output $'trixie\nforky'
 	run "$STACK" root sid
 	assert_failure
-	assert_output "ibnet-stack: unknown stack 'sid' (known: trixie)"
+	assert_output "ibnet-stack: unknown stack 'sid' (known: trixie forky)"
 }
