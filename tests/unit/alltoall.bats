@@ -332,6 +332,20 @@ nonblocking_counted() {
 	done
 }
 
+# A node is what MPI_COMM_TYPE_SHARED says, joined with the ranks of the
+# same processor name: MPICH 5.0.2 under its own mpiexec (Debian forky)
+# gives every rank of one machine a shared-memory communicator of its own,
+# and the installed library paced calls between them as between nodes. Any
+# MPICH splits one machine in two with MPIR_CVAR_NUM_CLIQUES=2 (its own
+# debugging switch): still one node here, and every call handed over.
+@test "ranks of one machine are one node, whatever the MPI's shared-memory split says (MPICH's cliques, MPICH 5's mpiexec)" {
+	PRELOAD=$A2A EXTRA=MPIR_CVAR_NUM_CLIQUES=2 run mpich 4 1 "$BUILD/tests/a2a_check.mpich" 9 10
+	assert_success
+	assert_line 'CHECK cases=10 ranks=4 failures=0'
+	assert_output --regexp 'rank 0: MPI_Alltoall: [0-9]+ calls: 0 paced, .*[1-9][0-9]* all ranks on one node'
+	refute_output --regexp 'rank [0-3]: MPI_Alltoallv?: [0-9]+ calls: [1-9][0-9]* paced'
+}
+
 # The route for blocks over INT_MAX bytes at its real size. Only
 # MPI_Alltoallv: a real MPI_Alltoall over 2 GiB per pair needs 3 x 2 GiB of
 # receive buffer per rank. Three ranks, pretend nodes of two: the big block
