@@ -70,3 +70,16 @@ STACK=$REPO/devel/ibnet-stack
 	assert_failure
 	assert_output "ibnet-stack: unknown stack 'sid' (known: trixie forky)"
 }
+
+# make dist inside a root asks git for the tree's files: the copy must be a
+# repository there, also when the tree is a git worktree (whose .git is a
+# file naming a directory outside the root).
+@test "ibnet-stack sync: the copy in the root lists the tree's files through git, from a clone or a worktree" {
+	mkdir -p "$BATS_TEST_TMPDIR/stacks/trixie"
+	IBNET_STACK_DIR=$BATS_TEST_TMPDIR/stacks run "$STACK" sync trixie
+	assert_success
+	[ -d "$BATS_TEST_TMPDIR/stacks/trixie/srv/spank-ibnet/.git" ]
+	run git -C "$BATS_TEST_TMPDIR/stacks/trixie/srv/spank-ibnet" ls-files Makefile devel/ibnet-stack
+	assert_line Makefile
+	assert_line devel/ibnet-stack
+}
