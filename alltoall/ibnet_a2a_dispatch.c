@@ -3,8 +3,10 @@
  * ibnet_a2a_dispatch.c - libibnet-alltoall.so, what --ordered-alltoall preloads.
  *
  * One preload serves every MPI: it defines MPI_Alltoall, MPI_Alltoallv,
- * MPI_Alltoallw, MPI_Ialltoall, MPI_Ialltoallv and their Fortran names (use mpi and mpif.h,
- * and Open MPI's use mpi_f08), and socket() for the TCP floor
+ * MPI_Alltoallw, MPI_Ialltoall, MPI_Ialltoallv and their Fortran names (use
+ * mpi and mpif.h, and Open MPI's use mpi_f08: its f08 names up to 5.0, the C
+ * wrappers its f08 routines call from 6.0), the large-count C forms, and
+ * socket() for the TCP floor
  * (ibnet_tcp_floor.c), nothing else. It does not link libmpi and does
  * nothing when loaded, so bash, srun or python without MPI run exactly as
  * without it. On the first call (by then an MPI is in the process) it asks
@@ -94,6 +96,11 @@ static f10_fn f08_alltoallv;
 static f10_fn f08_alltoallw;
 static f9_fn f08_ialltoall;
 static f11_fn f08_ialltoallv;
+/* use mpi_f08 from Open MPI 6.0: the C wrappers its f08 routines call */
+static f8_fn f08w_alltoall;
+static f10_fn f08w_alltoallv;
+static f9_fn f08w_ialltoall;
+static f11_fn f08w_ialltoallv;
 static ibnet_a2a_attach_fn attach;
 /* The MPI library's own C routines, found where the program loaded it. */
 static c_alltoall_fn own_alltoall;
@@ -198,6 +205,10 @@ static const struct {
 	{ &f08_alltoallw, "ibnet_a2a_f08_alltoallw", true },
 	{ &f08_ialltoall, "ibnet_a2a_f08_ialltoall", true },
 	{ &f08_ialltoallv, "ibnet_a2a_f08_ialltoallv", true },
+	{ &f08w_alltoall, "ibnet_a2a_f08w_alltoall", true },
+	{ &f08w_alltoallv, "ibnet_a2a_f08w_alltoallv", true },
+	{ &f08w_ialltoall, "ibnet_a2a_f08w_ialltoall", true },
+	{ &f08w_ialltoallv, "ibnet_a2a_f08w_ialltoallv", true },
 };
 #define BUILD_SYMBOLS (sizeof(build_symbols) / sizeof(build_symbols[0]))
 
@@ -365,8 +376,11 @@ EXPORT int MPI_Ialltoallv(const void *sb, const int *sc, const int *sd, handle_t
  * library's own routine of the same name (found once, where the program
  * loaded it). The F77 names come in the manglings MPI libraries export
  * (gfortran and most compilers use the first); mpi_alltoall_f08_ is Open
- * MPI's mpi_f08 name, one mangling, as its library has. The ierror of
- * mpi_f08 is OPTIONAL (NULL when left out): passed through.
+ * MPI's mpi_f08 name up to 5.0, one mangling, as its library has; from 6.0
+ * its mpi_alltoall_f08ts_ calls the C routine ompi_alltoall_wrapper_f08,
+ * whose arguments are the same but for the buffers (C descriptors, which
+ * the dispatcher passes through like any address). The ierror of mpi_f08
+ * is OPTIONAL (NULL when left out): passed through.
  *
  * Open MPI's own Fortran MPI_Alltoall(v) calls PMPI_Alltoall(v), not ours,
  * so without a build a blocking one joins the ranks' agreement here (comm,
@@ -430,3 +444,7 @@ FORTRAN_NAME(mpi_alltoallv_f08_, f08_alltoallv, f10_fn, P10, A10, i)
 FORTRAN_NAME(mpi_alltoallw_f08_, f08_alltoallw, f10_fn, P10, A10, i)
 FORTRAN_NAME(mpi_ialltoall_f08_, f08_ialltoall, f9_fn, P9, A9, NULL)
 FORTRAN_NAME(mpi_ialltoallv_f08_, f08_ialltoallv, f11_fn, P11, A11, NULL)
+FORTRAN_NAME(ompi_alltoall_wrapper_f08, f08w_alltoall, f8_fn, P8, A8, g)
+FORTRAN_NAME(ompi_alltoallv_wrapper_f08, f08w_alltoallv, f10_fn, P10, A10, i)
+FORTRAN_NAME(ompi_ialltoall_wrapper_f08, f08w_ialltoall, f9_fn, P9, A9, NULL)
+FORTRAN_NAME(ompi_ialltoallv_wrapper_f08, f08w_ialltoallv, f11_fn, P11, A11, NULL)

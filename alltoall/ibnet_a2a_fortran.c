@@ -8,6 +8,14 @@
 
 #include "ibnet_a2a_paced.h"
 
+/* OPEN_MPI is mpi.h's, included above. */
+#ifdef OPEN_MPI
+#if __has_include(<ISO_Fortran_binding.h>)
+#include <ISO_Fortran_binding.h>	/* the compiler's, with gfortran (TS 29113) */
+#define IBNET_A2A_CFI 1
+#endif
+#endif
+
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER is a C int here");
 
 /*
@@ -209,7 +217,7 @@ EXPORT void ibnet_a2a_f_ialltoallv(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fin
 #ifdef OPEN_MPI
 /*
  * use mpi_f08, Open MPI (4.1 and 5.0: mpi_alltoall_f08_ in
- * libmpi_usempif08). MPICH's mpi_f08 routines have other names
+ * libmpi_usempif08; 6.0: see below). MPICH's mpi_f08 routines have other names
  * (mpi_alltoall_f08ts_) and reach our MPI_Alltoall by themselves: its build
  * has none of these, and the dispatcher sends the f08 names to the MPI.
  */
@@ -245,4 +253,128 @@ EXPORT void ibnet_a2a_f08_ialltoallv(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_F
 {
 	f_ialltoallv("pmpi_ialltoallv_f08_", sb, sc, sd, st, rb, rc, rd, rt, comm, req, ierr);
 }
+
+#ifdef IBNET_A2A_CFI
+/*
+ * use mpi_f08, Open MPI 6.0 (built with TS 29113, as Debian's is): its
+ * Fortran mpi_alltoall_f08ts_ passes each buffer as a C descriptor
+ * (CFI_cdesc_t) to ompi_alltoall_wrapper_f08, which calls PMPI_Alltoall
+ * itself, unseen by us; the dispatcher takes the wrappers' names (through
+ * libmpi_usempif08's PLT), and the f08 names of 4.1 and 5.0 above are no
+ * longer called. The memory is the descriptor's base address; Open MPI's
+ * own routine takes only contiguous buffers (any other is MPI_ERR_INTERN),
+ * so a non-contiguous one goes to it, counted (NONCONTIGUOUS); the
+ * sentinels become C's MPI_IN_PLACE and MPI_BOTTOM, paced. An Open MPI 6 built without TS 29113 passes plain
+ * addresses to the same names and exports mpi_alltoall_f08_ instead:
+ * asked once.
+ */
+static pthread_once_t ts_once = PTHREAD_ONCE_INIT;
+static bool ts_descriptors;
+
+static void find_ts(void)
+{
+	ts_descriptors = host->find("mpi_alltoall_f08ts_") != NULL;
+}
+
+/* TS 29113's CFI_is_contiguous, which is libgfortran's and not linked here. */
+static bool cfi_contiguous(const CFI_cdesc_t *d)
+{
+	CFI_index_t stride = (CFI_index_t)d->elem_len;
+	int i;
+
+	for (i = 0; i < d->rank; i++) {
+		if (d->dim[i].extent == -1 && i == d->rank - 1)
+			return true;	/* assumed size: contiguous by definition */
+		if (d->dim[i].extent > 1 && d->dim[i].sm != stride)
+			return false;
+		stride *= d->dim[i].extent;
+	}
+	return true;
+}
+
+/* The memory one buffer argument of a wrapper names; false where it is not contiguous. */
+static bool wrapper_buffer(void *arg, void **mem)
+{
+	const CFI_cdesc_t *d = arg;
+
+	pthread_once(&ts_once, find_ts);
+	if (!ts_descriptors) {
+		*mem = arg;
+		return true;
+	}
+	*mem = d->base_addr;
+	return d->rank == 0 || cfi_contiguous(d);
+}
+
+/* Both buffers' memory, and whether the scheme can take the call with them. */
+static bool wrapper_buffers(void *x1, void *x2, void **sb, void **rb)
+{
+	bool plain1 = wrapper_buffer(x1, sb), plain2 = wrapper_buffer(x2, rb);
+
+	*sb = c_buffer(*sb), *rb = c_buffer(*rb);
+	return plain1 && plain2;
+}
+
+/*
+ * A call handed to the wrapper still joins the ranks' agreement on the
+ * communicator, as the C entry does: the others may be pacing theirs. Its
+ * route is the verdict, or NONCONTIGUOUS when the ranks agreed to pace.
+ */
+static enum route fortran_agree(MPI_Fint *comm)
+{
+	enum ibnet_a2a_verdict v = host->agree(handle_of(PMPI_Comm_f2c(*comm)));
+
+	return v == IBNET_A2A_AGREED ? NONCONTIGUOUS : verdict_route(v);
+}
+
+EXPORT void ibnet_a2a_f08w_alltoall(void *x1, MPI_Fint *sc, MPI_Fint *st, void *x2, MPI_Fint *rc,
+				    MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr)
+{
+	void *sb, *rb;
+
+	if (wrapper_buffers(x1, x2, &sb, &rb)) {
+		int err = ibnet_a2a_alltoall(sb, *sc, PMPI_Type_f2c(*st), rb, *rc,
+					     PMPI_Type_f2c(*rt), PMPI_Comm_f2c(*comm));
+
+		if (ierr)
+			*ierr = err;
+		return;
+	}
+	count(ALLTOALL, fortran_agree(comm));
+	((f_alltoall_fn)mpis_own("ompi_alltoall_wrapper_f08"))(x1, sc, st, x2, rc, rt, comm, ierr);
+}
+
+EXPORT void ibnet_a2a_f08w_alltoallv(void *x1, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *x2,
+				     MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *comm,
+				     MPI_Fint *ierr)
+{
+	void *sb, *rb;
+
+	if (wrapper_buffers(x1, x2, &sb, &rb)) {
+		int err = ibnet_a2a_alltoallv(sb, sc, sd, PMPI_Type_f2c(*st), rb, rc, rd,
+					      PMPI_Type_f2c(*rt), PMPI_Comm_f2c(*comm));
+
+		if (ierr)
+			*ierr = err;
+		return;
+	}
+	count(ALLTOALLV, fortran_agree(comm));
+	((f_alltoallv_fn)mpis_own("ompi_alltoallv_wrapper_f08"))(x1, sc, sd, st, x2, rc, rd, rt, comm,
+								 ierr);
+}
+
+/* Non-blocking: the descriptors go through untouched, as with use mpi. */
+EXPORT void ibnet_a2a_f08w_ialltoall(void *x1, MPI_Fint *sc, MPI_Fint *st, void *x2, MPI_Fint *rc,
+				     MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr)
+{
+	f_ialltoall("ompi_ialltoall_wrapper_f08", x1, sc, st, x2, rc, rt, comm, req, ierr);
+}
+
+EXPORT void ibnet_a2a_f08w_ialltoallv(void *x1, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st,
+				      void *x2, MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt,
+				      MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr)
+{
+	f_ialltoallv("ompi_ialltoallv_wrapper_f08", x1, sc, sd, st, x2, rc, rd, rt, comm, req, ierr);
+}
+#endif
 #endif

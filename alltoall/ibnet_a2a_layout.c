@@ -11,6 +11,82 @@
 
 static int keyval = MPI_KEYVAL_INVALID;
 
+/* A rank's host, as a 64-bit hash of its processor name (FNV-1a). */
+struct host_rank {
+	uint64_t host;
+	int rank;
+};
+
+static uint64_t my_host(void)
+{
+	char name[MPI_MAX_PROCESSOR_NAME];
+	uint64_t h = 14695981039346656037ULL;
+	int len = 0, i;
+
+	if (PMPI_Get_processor_name(name, &len) != MPI_SUCCESS)
+		len = 0;
+	for (i = 0; i < len; i++) {
+		h ^= (unsigned char)name[i];
+		h *= 1099511628211ULL;
+	}
+	return h ? h : 1;	/* 0 stands for a rank that pretends (tests) */
+}
+
+static int by_host(const void *a, const void *b)
+{
+	const struct host_rank *x = a, *y = b;
+
+	if (x->host != y->host)
+		return x->host < y->host ? -1 : 1;
+	return x->rank - y->rank;
+}
+
+/* Union-find whose root is the lowest rank of its set. */
+static int root_of(int *parent, int i)
+{
+	while (parent[i] != i) {
+		parent[i] = parent[parent[i]];
+		i = parent[i];
+	}
+	return i;
+}
+
+static void unite(int *parent, int a, int b)
+{
+	a = root_of(parent, a);
+	b = root_of(parent, b);
+	if (a < b)
+		parent[b] = a;
+	else
+		parent[a] = b;
+}
+
+/*
+ * Ranks on one host are one node, also where the MPI's shared-memory split
+ * says otherwise: MPICH 5.0.2 under its own mpiexec (Debian forky) gives
+ * every rank of one machine a MPI_COMM_TYPE_SHARED communicator of its own,
+ * and its calls between them were paced as if between nodes. A node is
+ * what either says is one (connected); two hosts whose names' hashes
+ * collide count as one, which costs pacing between them, never a byte.
+ * hosts[] holds every rank's host; leaders[] (each rank's lowest rank on
+ * its node by the split) becomes that of the merged node. parent is scratch.
+ */
+static void merge_hosts(int size, int *leaders, struct host_rank *hosts, int *parent)
+{
+	int i;
+
+	for (i = 0; i < size; i++)
+		parent[i] = i;
+	for (i = 0; i < size; i++)
+		unite(parent, i, leaders[i]);
+	qsort(hosts, (size_t)size, sizeof(*hosts), by_host);
+	for (i = 1; i < size; i++)
+		if (hosts[i].host == hosts[i - 1].host)
+			unite(parent, hosts[i - 1].rank, hosts[i].rank);
+	for (i = 0; i < size; i++)
+		leaders[i] = root_of(parent, i);
+}
+
 static void info_free(struct comm_info *ci)
 {
 	if (!ci)
@@ -47,6 +123,9 @@ int comm_info(MPI_Comm comm, struct comm_info **out)
 	struct comm_info *ci;
 	MPI_Comm shm;
 	int found, leader, i, rc, ok, size, *leaders = NULL, *count = NULL;
+	struct host_rank *hosts = NULL;
+	uint64_t host = 0, *host_of = NULL;	/* 0: a rank that pretends (tests) */
+	bool merge = true;
 
 	*out = NULL;
 	if (PMPI_Comm_get_attr(comm, keyval, &ci, &found) == MPI_SUCCESS && found) {
@@ -66,8 +145,10 @@ int comm_info(MPI_Comm comm, struct comm_info **out)
 	}
 	leaders = malloc(sizeof(int) * (size_t)size);
 	count = calloc((size_t)size + 1, sizeof(int));
+	hosts = malloc(sizeof(*hosts) * (size_t)size);
+	host_of = malloc(sizeof(*host_of) * (size_t)size);
 	ok = ci && ci->node_of && ci->node_start && ci->by_node && ci->local_index && leaders &&
-	     count && !test_no_memory(comm);
+	     count && hosts && host_of && !test_no_memory(comm);
 	/*
 	 * Out of memory on any rank: every rank hands the call over, and all
 	 * learn it here, before the collectives below that a rank without its
@@ -99,17 +180,35 @@ int comm_info(MPI_Comm comm, struct comm_info **out)
 	PMPI_Comm_free(&shm);
 	if (rc != MPI_SUCCESS)
 		goto failed;
+	host = my_host();
 #ifdef IBNET_A2A_TESTING
 	/* Tests on one machine: pretend each run of K consecutive ranks is a node,
-	 * or runs of the sizes test_node_sizes lists (3,5,1: uneven nodes). */
-	if (test_ranks_per_node > 0)
+	 * or runs of the sizes test_node_sizes lists (3,5,1: uneven nodes); no
+	 * merging by host name then. */
+	if (test_ranks_per_node > 0) {
 		leader = ci->rank - ci->rank % test_ranks_per_node;
-	if (test_node_sizes[0])
+		host = 0;
+	}
+	if (test_node_sizes[0]) {
 		leader = test_node_leader(ci->rank);
+		host = 0;
+	}
 #endif
 	rc = PMPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, ci->priv);
 	if (rc != MPI_SUCCESS)
 		goto failed;
+	/* Every rank decides the same from the same hosts: no merging if any pretends. */
+	rc = PMPI_Allgather(&host, 1, MPI_UINT64_T, host_of, 1, MPI_UINT64_T, ci->priv);
+	if (rc != MPI_SUCCESS)
+		goto failed;
+	for (i = 0; i < ci->size; i++) {
+		hosts[i].host = host_of[i];
+		hosts[i].rank = i;
+		if (host_of[i] == 0)
+			merge = false;
+	}
+	if (merge)
+		merge_hosts(ci->size, leaders, hosts, ci->node_of);
 	/* A leader is the lowest rank of its node (rank 0 of a key-0 split). */
 	for (i = 0; i < ci->size; i++)
 		if (leaders[i] == i)
@@ -154,6 +253,8 @@ failed:
 out:
 	free(leaders);
 	free(count);
+	free(hosts);
+	free(host_of);
 	info_free(ci);
 	return rc;
 }

@@ -41,6 +41,7 @@ enum route {
 	ONE_NODE,	/* every rank on one node: shared memory, no port to pace */
 	BIG_BLOCK,	/* a block over block_limit: our calls count bytes in an int */
 	LARGE_COUNT,	/* a large-count call with a count or displacement past an int */
+	NONCONTIGUOUS,	/* Open MPI 6's mpi_f08: an array section (its own fails it too) */
 	/*
 	 * An erroneous call: a block's bytes as sent differ from its bytes as
 	 * received. The MPI's own reports it as it does (MPI_ERR_TRUNCATE);

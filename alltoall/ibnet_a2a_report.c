@@ -15,7 +15,7 @@ const char *const route_name[ROUTES] = {
 	"settings that differ between ranks", "no agreement between ranks",
 	"inter-communicator", "one rank",
 	"below the threshold", "all ranks on one node", "a block of 2 GiB or more",
-	"a count or displacement past an int",
+	"a count or displacement past an int", "a non-contiguous Fortran array",
 	"send and receive sizes that differ", "out of memory", "non-blocking (the MPI's own)",
 };
 

@@ -11,7 +11,8 @@
  * - Its wrappers of getpeername(), getsockopt(), setsockopt(), send(),
  *   recv() and shutdown() use its table of libc functions before it is
  *   filled (that happens on the first socket(), read(), write(), close()...),
- *   so bash, which calls getpeername(0) at start-up, dies with SIGSEGV.
+ *   so bash up to 5.2, which calls getpeername(0) at start-up, dies with
+ *   SIGSEGV (still so in rdma-core 65; bash 5.3 no longer makes that call).
  * - Its select()/poll() run rpoll(), which can spin on sched_yield() for
  *   ever in a multithreaded program: Open MPI's mpirun hung at exit with its
  *   runtime thread there, on kernel sockets only.

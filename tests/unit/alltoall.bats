@@ -222,10 +222,13 @@ nonblocking_counted() {
 	nonblocking_counted 1
 }
 
-# Open MPI's mpi_f08 routines (mpi_alltoall_f08_) call PMPI_Alltoall through
-# its Fortran layer: paced only because we take their names, and its f08
-# MPI_IN_PLACE is the sentinel of use mpi, made C's MPI_IN_PLACE. MPICH's (mpi_alltoall_f08ts_)
-# call MPI_Alltoall, ours. The program leaves the optional ierror out of
+# Open MPI's mpi_f08 routines (mpi_alltoall_f08_ up to 5.0) call PMPI_Alltoall
+# through its Fortran layer: paced only because we take their names, and its
+# f08 MPI_IN_PLACE is the sentinel of use mpi, made C's MPI_IN_PLACE. Open MPI
+# 6.0's (mpi_alltoall_f08ts_) pass C descriptors to ompi_alltoall_wrapper_f08,
+# which calls PMPI_Alltoall: paced because we take the wrapper's name
+# (without it, 6.0's f08 calls were neither paced nor counted). MPICH's
+# (mpi_alltoall_f08ts_ too) call MPI_Alltoall, ours. The program leaves the optional ierror out of
 # some calls: Open MPI's then passes NULL for it.
 @test "Fortran (use mpi_f08): MPI_Alltoall, MPI_Alltoallv and MPI_IN_PLACE paced (in place since 0.9), the non-blocking ones counted, Open MPI and MPICH" {
 	local mpi
@@ -296,12 +299,13 @@ nonblocking_counted() {
 	# It defines the MPI all-to-all names and socket() (the TCP floor,
 	# tests/unit/tcp-floor.bats), nothing else, and needs no libmpi: C 5
 	# and the 3 large-count forms, Fortran 5 x 4 manglings, Open MPI's
-	# mpi_f08 5 (0.9: Alltoallw and the _c forms).
+	# mpi_f08 5 (up to 5.0) and the 4 C wrappers its f08 routines call
+	# (6.0) (0.9: Alltoallw and the _c forms).
 	run nm -D --defined-only "$A2A"
-	[ "$(grep -c ' T ' <<<"$output")" -eq 34 ]
+	[ "$(grep -c ' T ' <<<"$output")" -eq 38 ]
 	local other
 	other=$(awk '$2 == "T" { print $3 }' <<<"$output" |
-		grep -v -x -E 'MPI_(A|Ia)lltoall[vw]?(_c)?|MPI_I?ALLTOALL[VW]?|mpi_i?alltoall[vw]?(_|__|_f08_)?|socket' || true)
+		grep -v -x -E 'MPI_(A|Ia)lltoall[vw]?(_c)?|MPI_I?ALLTOALL[VW]?|mpi_i?alltoall[vw]?(_|__|_f08_)?|ompi_i?alltoallv?_wrapper_f08|socket' || true)
 	[ -z "$other" ] || { echo "not an all-to-all name: $other"; return 1; }
 	assert_line --regexp ' T socket$'
 	run readelf -d "$A2A"
@@ -330,6 +334,20 @@ nonblocking_counted() {
 		run grep -c SLURM_IBNET_ALLTOALL_TEST_ "$BUILD/tests/$lib"
 		refute_output 0
 	done
+}
+
+# A node is what MPI_COMM_TYPE_SHARED says, joined with the ranks of the
+# same processor name: MPICH 5.0.2 under its own mpiexec (Debian forky)
+# gives every rank of one machine a shared-memory communicator of its own,
+# and the installed library paced calls between them as between nodes. Any
+# MPICH splits one machine in two with MPIR_CVAR_NUM_CLIQUES=2 (its own
+# debugging switch): still one node here, and every call handed over.
+@test "ranks of one machine are one node, whatever the MPI's shared-memory split says (MPICH's cliques, MPICH 5's mpiexec)" {
+	PRELOAD=$A2A EXTRA=MPIR_CVAR_NUM_CLIQUES=2 run mpich 4 1 "$BUILD/tests/a2a_check.mpich" 9 10
+	assert_success
+	assert_line 'CHECK cases=10 ranks=4 failures=0'
+	assert_output --regexp 'rank 0: MPI_Alltoall: [0-9]+ calls: 0 paced, .*[1-9][0-9]* all ranks on one node'
+	refute_output --regexp 'rank [0-3]: MPI_Alltoallv?: [0-9]+ calls: [1-9][0-9]* paced'
 }
 
 # The route for blocks over INT_MAX bytes at its real size. Only

@@ -5,22 +5,44 @@
 load ../helpers/common
 
 # Slurm 25.05 added slurm_spank_init_failure_mode (ESPANK_JOB_FAILURE): set,
-# a failed init fails the job instead of draining the node. Debian 12 ships
-# 22.05, so a newer release is stood in for by our own slurm_version.h in
-# front of the installed headers, and ESPANK_JOB_FAILURE (an enum value of
-# 25.05's slurm_errno.h) given on the command line.
+# a failed init fails the job instead of draining the node. Whether a build
+# has it follows the headers it was built against, not the daemons (scontrol
+# --version would need a slurm.conf, and 26.05's refuses to run without one).
+# A release before 25.05 (Debian 12's 22.05, 13's 24.11) is stood in for
+# by our own slurm_version.h in front of the installed headers, with
+# ESPANK_JOB_FAILURE (an enum value of slurm_errno.h since 25.05) given on
+# the command line; on 25.05 and later (forky's 26.05) the headers have both,
+# and a -D of the enum's name would break them.
+installed_slurm_version() {
+	awk '$1 == "#define" && $2 == "SLURM_VERSION_NUMBER" { print $3 }' /usr/include/slurm/slurm_version.h
+}
+
 @test "built against Slurm 25.05 or later, the plugin asks for job failure, not node failure, on init errors" {
+	local defs=() want
 	mkdir -p "$BATS_TEST_TMPDIR/inc/slurm"
 	sed 's/^#define SLURM_VERSION_NUMBER .*/#define SLURM_VERSION_NUMBER 0x190500/' \
 		/usr/include/slurm/slurm_version.h > "$BATS_TEST_TMPDIR/inc/slurm/slurm_version.h"
 	grep -q '0x190500' "$BATS_TEST_TMPDIR/inc/slurm/slurm_version.h"
-	cc -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -DESPANK_JOB_FAILURE=3034 \
+	grep -qw ESPANK_JOB_FAILURE /usr/include/slurm/slurm_errno.h || defs=(-DESPANK_JOB_FAILURE=3034)
+	cc -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE "${defs[@]}" \
 		-I"$BATS_TEST_TMPDIR/inc" -fPIC -c -o "$BATS_TEST_TMPDIR/new.o" "$REPO/spank-ibnet/spank_ibnet.c"
 	run nm "$BATS_TEST_TMPDIR/new.o"
 	assert_line --regexp ' D slurm_spank_init_failure_mode$'
-	# Against the installed 22.05 the symbol does not exist (Slurm would ignore it).
-	run nm "$BUILD/spank_ibnet.so"
-	refute_output --partial 'slurm_spank_init_failure_mode'
+	run nm -D --defined-only "$BUILD/spank_ibnet.so"
+	if (( $(installed_slurm_version) >= 0x190500 )); then
+		# The build itself carries it, and its value is the job-failure
+		# one of these headers (Slurm compares it with its own).
+		assert_line --regexp ' D slurm_spank_init_failure_mode$'
+		printf '#include <stdio.h>\n#include <slurm/slurm_errno.h>\nint main(void) { printf("%%d\\n", ESPANK_JOB_FAILURE); return 0; }\n' \
+			> "$BATS_TEST_TMPDIR/want.c"
+		cc -o "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/want.c"
+		want=$("$BATS_TEST_TMPDIR/want")
+		run gdb -batch -nx -ex 'print (int) slurm_spank_init_failure_mode' "$BUILD/spank_ibnet.so"
+		assert_output --regexp "^\\\$1 = $want\$"
+	else
+		# Before 25.05 the symbol does not exist (Slurm would ignore it).
+		refute_output --partial 'slurm_spank_init_failure_mode'
+	fi
 }
 
 @test "the plugin exports only the SPANK entry points and its identity (a linker version script)" {

@@ -25,7 +25,7 @@ STACK=$REPO/devel/ibnet-stack
 	run unshare -m sh -c 'mount --bind "$1/etc/os-release" /etc/os-release && exec "$2" --list' \
 		sh "$BATS_TEST_TMPDIR" "$REPO/devel/install-deps"
 	assert_failure
-	assert_output --partial "Debian release 'sid' is not one the project is tested on (bookworm, trixie)"
+	assert_output --partial "Debian release 'sid' is not one the project is tested on (bookworm, trixie, forky)"
 }
 
 @test "ibnet-stack reads the mirrors from deb822 sources" {
@@ -65,8 +65,21 @@ STACK=$REPO/devel/ibnet-stack
 
 @test "ibnet-stack names the stacks it knows and refuses others" {
 	run "$STACK" list
-	assert_output 'trixie'
+	assert_output $'trixie\nforky'
 	run "$STACK" root sid
 	assert_failure
-	assert_output "ibnet-stack: unknown stack 'sid' (known: trixie)"
+	assert_output "ibnet-stack: unknown stack 'sid' (known: trixie forky)"
+}
+
+# make dist inside a root asks git for the tree's files: the copy must be a
+# repository there, also when the tree is a git worktree (whose .git is a
+# file naming a directory outside the root).
+@test "ibnet-stack sync: the copy in the root lists the tree's files through git, from a clone or a worktree" {
+	mkdir -p "$BATS_TEST_TMPDIR/stacks/trixie"
+	IBNET_STACK_DIR=$BATS_TEST_TMPDIR/stacks run "$STACK" sync trixie
+	assert_success
+	[ -d "$BATS_TEST_TMPDIR/stacks/trixie/srv/spank-ibnet/.git" ]
+	run git -C "$BATS_TEST_TMPDIR/stacks/trixie/srv/spank-ibnet" ls-files Makefile devel/ibnet-stack
+	assert_line Makefile
+	assert_line devel/ibnet-stack
 }
