@@ -34,11 +34,12 @@
  *                        pair by pair                 node to node
  *   flows per node pair  L x L                        K per phase
  *   in flight per port   max(W, L x 1 KiB)            W
- *   round trips          (N-1) L ceil(B / max(1K, W/L))   (N-1) ceil(L ceil(L/K) B K / W)
+ *   round trips          >= (N-1) L^2 B / W              (N-1) ceil(L ceil(L/K) B K / W)
  * The second is the bytes converging on a port over the window, the floor
- * of any scheme that keeps W in flight; the first is never below one round
- * trip per block. Node to node adds two copies of every byte and three
- * node barriers per call.
+ * of any scheme that keeps W in flight; pair by pair reaches it only for
+ * blocks of a chunk or more (smaller ones go several per round trip, but
+ * a sender answers only two phases at a time). Node to node adds two
+ * copies of every byte and two or three node barriers per call.
  */
 #include <fcntl.h>
 #include <stdio.h>
