@@ -90,10 +90,13 @@ extern const struct ibnet_a2a_build ibnet_a2a_builds[IBNET_A2A_ABI_COUNT];
 #define IBNET_A2A_THRESHOLD_IB_DEFAULT (128ul * 1024)
 /*
  * From how many ranks on a node a node's blocks travel together, node to
- * node (ibnet_a2a_nodes.c); 0: never, always pair by pair. Measured on the
- * test cluster (docs/benchmarks.md, "Many ranks per node").
+ * node (ibnet_a2a_nodes.c); 0: never, always pair by pair. Off by default:
+ * on the test cluster (docs/bench/many-ranks.md) it made a congested 4 KiB
+ * all-to-all at 8 x 4 take 0.34-0.56x the MPI's own, but Quantum ESPRESSO
+ * at 8 x 4 1.3x longer than pair by pair (many small calls, each with its
+ * node barriers, on 2 shared cores). A site or job turns it on with 2.
  */
-#define IBNET_A2A_AGGREGATE_DEFAULT 2ul
+#define IBNET_A2A_AGGREGATE_DEFAULT 0ul
 #define IBNET_A2A_AGGREGATE_MAX 1000ul
 
 /* Bytes per pair under which no call is paced (a guard for many ranks per

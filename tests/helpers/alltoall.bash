@@ -10,6 +10,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 # ompi NP RANKS_PER_NODE PROGRAM ARGS...: a real Open MPI run with the preload
 # (the test build; PRELOAD= another), killed after TIMEOUT seconds (120);
+# AGGREGATE=N the node-to-node setting (unset: the default, off);
 # EXTRA=VAR=VALUE one more variable.
 ompi() {
 	local np=$1 rpn=$2
@@ -17,7 +18,7 @@ ompi() {
 	timeout "${TIMEOUT:-120}" mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np "$np" \
 		-x LD_PRELOAD="${PRELOAD:-$A2A_TEST}" -x SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE="$rpn" \
 		-x SLURM_IBNET_ALLTOALL_THRESHOLD="${THRESHOLD:-0}" -x SLURM_IBNET_ALLTOALL_REPORT=1 \
-		${EXTRA:+-x "$EXTRA"} "$@"
+		${AGGREGATE:+-x SLURM_IBNET_ALLTOALL_AGGREGATE="$AGGREGATE"} ${EXTRA:+-x "$EXTRA"} "$@"
 }
 
 # mpich NP RANKS_PER_NODE PROGRAM ARGS...: the same with MPICH (Hydra).
@@ -27,5 +28,6 @@ mpich() {
 	timeout "${TIMEOUT:-120}" mpiexec.mpich -n "$np" -env LD_PRELOAD "${PRELOAD:-$A2A_TEST}" \
 		-env SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE "$rpn" \
 		-env SLURM_IBNET_ALLTOALL_THRESHOLD "${THRESHOLD:-0}" -env SLURM_IBNET_ALLTOALL_REPORT 1 \
+		${AGGREGATE:+-env SLURM_IBNET_ALLTOALL_AGGREGATE "$AGGREGATE"} \
 		${EXTRA:+-env "${EXTRA%%=*}" "${EXTRA#*=}"} "$@"
 }

@@ -9,6 +9,9 @@
 load ../helpers/common
 load ../helpers/alltoall
 
+# Both exchanges: 1 rank per node goes pair by pair, 2 node to node (on here).
+AGGREGATE=2
+
 # kind_paced OUTPUT KIND N: rank 0 paced all N calls of KIND.
 kind_paced() {
 	grep -qx "spank-ibnet alltoall: rank 0: $2: $3 calls: $3 paced" <<<"$1" ||

@@ -10,6 +10,9 @@
 load ../helpers/common
 load ../helpers/alltoall
 
+# Node to node is off by default (alltoall_aggregate=0): on for this file.
+AGGREGATE=2
+
 # nodes_count OUTPUT KIND: rank 0's "N of the paced calls node to node" count.
 nodes_count() {
 	sed -n "s/^spank-ibnet alltoall: rank 0: $2: \([0-9]*\) of the paced calls node to node.*/\1/p" <<<"$1"
@@ -53,19 +56,22 @@ nodes_count() {
 	[ "$(nodes_count "$output" MPI_Alltoallv)" -gt 0 ] || [ "$(nodes_count "$output" MPI_Alltoall)" -gt 0 ]
 }
 
-@test "SLURM_IBNET_ALLTOALL_AGGREGATE: 0 keeps pair by pair; above the ranks per node keeps pair by pair; a bad value is refused by name" {
-	EXTRA=SLURM_IBNET_ALLTOALL_AGGREGATE=0 run ompi 8 4 "$BUILD/tests/a2a_check.openmpi" 41 20
+@test "SLURM_IBNET_ALLTOALL_AGGREGATE: unset (the default) and 0 keep pair by pair; above the ranks per node keeps pair by pair; a bad value is refused by name" {
+	AGGREGATE= run ompi 8 4 "$BUILD/tests/a2a_check.openmpi" 41 20
+	assert_success
+	refute_output --partial 'node to node'
+	AGGREGATE=0 run ompi 8 4 "$BUILD/tests/a2a_check.openmpi" 41 20
 	assert_success
 	assert_line 'CHECK cases=20 ranks=8 failures=0'
 	refute_output --partial 'node to node'
 	assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoallv: [0-9]+ calls: [1-9][0-9]* paced'
-	EXTRA=SLURM_IBNET_ALLTOALL_AGGREGATE=5 run ompi 8 4 "$BUILD/tests/a2a_check.openmpi" 41 20
+	AGGREGATE=5 run ompi 8 4 "$BUILD/tests/a2a_check.openmpi" 41 20
 	assert_success
 	refute_output --partial 'node to node'
-	EXTRA=SLURM_IBNET_ALLTOALL_AGGREGATE=4 run ompi 8 4 "$BUILD/tests/a2a_check.openmpi" 41 20
+	AGGREGATE=4 run ompi 8 4 "$BUILD/tests/a2a_check.openmpi" 41 20
 	assert_success
 	[ "$(nodes_count "$output" MPI_Alltoallv)" -gt 0 ]
-	EXTRA=SLURM_IBNET_ALLTOALL_AGGREGATE=lots run ompi 4 2 "$BUILD/tests/a2a_check.openmpi" 41 5
+	AGGREGATE=lots run ompi 4 2 "$BUILD/tests/a2a_check.openmpi" 41 5
 	assert_success
 	assert_output --partial "SLURM_IBNET_ALLTOALL_AGGREGATE: 'lots' is not a number of ranks per node (0 to 1000; 0: never node to node)"
 	assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoallv: [0-9]+ calls: 0 paced, [0-9]+ switched off'
@@ -107,7 +113,7 @@ per_call() {
 	#   node to node: K = 4 lanes, each receives L x L/K x 512 B = 8 KiB per
 	#     phase in chunks of W/K = 4 KiB: 2 grants x 7 phases, one at a time.
 	local n=8 l=8 b=512 w=16384 k=4 pair_grants pair_rounds node_grants node_rounds
-	EXTRA=SLURM_IBNET_ALLTOALL_AGGREGATE=0 TIMEOUT=300 run ompi $((n * l)) $l "$BUILD/bench/a2a_bench" 0.05 $b
+	AGGREGATE=0 TIMEOUT=300 run ompi $((n * l)) $l "$BUILD/bench/a2a_bench" 0.05 $b
 	assert_success
 	pair_grants=$(per_call "$output" "credits granted")
 	pair_rounds=$(per_call "$output" "round trips in a row, over all calls")
