@@ -264,7 +264,8 @@ static int set_rto_transports(struct ibnet_config *cfg, const char *value, struc
 static const char *const known_keys[] = {
 	"default_transport", "allowed", "ib_hostname", "eth_iface", "ib_iface",
 	"rspreload", "rsgate", "rsocket_programs", "rdma_device", "alltoall_lib",
-	"alltoall_window", "alltoall_credits", "alltoall_threshold", "tcp_rto_min",
+	"alltoall_window", "alltoall_credits", "alltoall_aggregate", "alltoall_threshold",
+	"tcp_rto_min",
 	"tcp_rto_min_transports", NULL
 };
 
