@@ -29,8 +29,8 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(rows) > 20, len(rows)
 kinds = {r["bench"] for r in rows}
-assert kinds == {"alltoall", "alltoall-paced-calls", "alltoall-fanin-check", "pingpong", "linda",
-                 "linda-lossy", "srun-overhead", "hostmap"}, kinds
+assert kinds == {"alltoall", "alltoall-paced-calls", "alltoall-fanin-check", "alltoall-nodes-check",
+                 "pingpong", "linda", "linda-lossy", "srun-overhead", "hostmap"}, kinds
 for r in rows:
     assert None not in r.values() and len(r) == 14, r
     assert float(r["median_s"]) > 0, r
@@ -48,6 +48,9 @@ assert {r["transport"] for r in rows if r["bench"] == "linda"} == {"tcp", "ipoib
 # The fan-in rule paced every 4 KiB call on 4 x 2 (the bench itself fails otherwise).
 fanin = [r for r in rows if r["bench"] == "alltoall-fanin-check"]
 assert len(fanin) == 1 and int(fanin[0]["size_bytes"]) == 4096 and float(fanin[0]["median_s"]) >= int(fanin[0]["reps"]) > 0, fanin
+# Asked for, 4 x 4 went node to node on every call, and right (the bench fails otherwise).
+nodes = [r for r in rows if r["bench"] == "alltoall-nodes-check"]
+assert len(nodes) == 1 and int(nodes[0]["ranks"]) == 16 and float(nodes[0]["median_s"]) >= int(nodes[0]["reps"]) > 0, nodes
 # The Linda farm on gige-lossy, without and with the floor (which the bench saw applied).
 lossy = [r for r in rows if r["bench"] == "linda-lossy"]
 assert {r["alltoall"] for r in lossy} == {"tcp", "floor"}, lossy
