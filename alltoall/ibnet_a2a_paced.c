@@ -389,7 +389,8 @@ static int vector_route(struct comm_info *ci, const struct a2a_side *send,
 
 /*
  * Where a call goes, counted under its kind: comm_route's checks, then the
- * sizes (uniform: MPI_Alltoall's one block size; else vector_route). In
+ * sizes (uniform: MPI_Alltoall's one block size; else vector_route); wide:
+ * this rank's counts or displacements pass an int (the large-count forms). In
  * place, the send side is described by the receive side. *ci is set for a
  * paced route. A failure is reported and its code returned.
  */
@@ -406,9 +407,14 @@ static int call_route(enum kind k, MPI_Comm comm, const struct a2a_side *send,
 		unsigned long rbytes = block_bytes(recv, 0), sbytes = block_bytes(from, 0);
 
 		/* Equal on every rank (the type signatures must match), so each
-		 * rank sees an erroneous call as erroneous alike. */
-		*route = sbytes != rbytes ? SIZES_DIFFER :
-			size_route(*ci, sbytes, sbytes * (unsigned long)(*ci)->size);
+		 * rank sees an erroneous call as erroneous alike. A count past an
+		 * int (wide, MPI_Alltoall_c) is a block past 2 GiB on every rank:
+		 * BIG_BLOCK, which a rank whose counts fit reaches by its bytes. */
+		if (wide)
+			*route = BIG_BLOCK;
+		else
+			*route = sbytes != rbytes ? SIZES_DIFFER :
+				size_route(*ci, sbytes, sbytes * (unsigned long)(*ci)->size);
 		if (*route == PACED_NODES)
 			rc = node_route(*ci, sbytes * (unsigned long)(*ci)->size, route);
 	} else if (*route == PACED) {
@@ -521,19 +527,16 @@ EXPORT int ibnet_a2a_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Da
 				void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
 				MPI_Comm comm)
 {
-	/* Counts past an int are blocks past 2 GiB on every rank (equal
-	 * signatures): the route BIG_BLOCK, which every rank reaches alike. */
 	struct a2a_side send = { sendbuf, NULL, NULL, fits(sendcount) ? (int)sendcount : 0,
 				 sendtype, NULL };
 	struct a2a_side recv = { recvbuf, NULL, NULL, fits(recvcount) ? (int)recvcount : 0,
 				 recvtype, NULL };
+	bool wide = !fits(recvcount) || (sendbuf != MPI_IN_PLACE && !fits(sendcount));
 	enum route route;
 	struct comm_info *ci;
 	int rc;
 
-	if (!fits(recvcount) || (sendbuf != MPI_IN_PLACE && !fits(sendcount)))
-		send.count = recv.count = INT_MAX, send.type = recv.type = MPI_LONG_DOUBLE;
-	if ((rc = call_route(ALLTOALL_C, comm, &send, &recv, true, false, &route, &ci)))
+	if ((rc = call_route(ALLTOALL_C, comm, &send, &recv, true, wide, &route, &ci)))
 		return rc;
 	if (!paced(route))
 		return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
