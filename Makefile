@@ -3,7 +3,8 @@
 #
 #   make            build the plugin, the rsocket gate, ibnet-hosts and the job
 #                   preload; the paced all-to-all for each MPI whose development
-#                   files are here (WITH_OMPI=no, WITH_MPICH=no leave one out)
+#                   files are here (WITH_OMPI=no, WITH_MPICH=no leave one out);
+#                   the TCP floor's BPF tier where clang and libbpf are (WITH_BPF=no)
 #   make test       install missing packages, build, run every test
 #   make test-matrix every test on this machine, then in each other test stack
 #                   (devel/ibnet-stack: a cached Debian 13 root, Slurm 24.11)
@@ -14,26 +15,12 @@
 #   make deb        a Debian package (packaging/debian) in build/deb/, checked by lintian
 #   make rpm        an RPM (packaging/rpm/spank-ibnet.spec) in build/rpm/
 #
-# The packages are built by packaging/build.mk; the test, fuzz and bench
-# builds are in tests/build.mk and devel/bench/build.mk.
-
-PREFIX           ?= /usr/local
-LIBDIR           ?= $(PREFIX)/lib
-BINDIR           ?= $(PREFIX)/bin
-MANDIR           ?= $(PREFIX)/share/man
-SLURM_PLUGIN_DIR ?= $(LIBDIR)/slurm
-GATE_DIR         ?= $(LIBDIR)/spank-ibnet
-# The Lmod module, the Lua module for job_submit.lua, the Gaussian scripts
-# and the example configuration, laid out as in the source tree.
-DATADIR          ?= $(PREFIX)/share/spank-ibnet
-DESTDIR          ?=
+# What this host can build (each MPI, clang, libbpf): mk/optional.mk. Where
+# it installs and the one install list: packaging/install.mk; the packages:
+# packaging/build.mk; the test, fuzz and bench builds and the test targets:
+# tests/build.mk and devel/bench/build.mk.
 
 VERSION := $(shell cat VERSION)
-
-# The install list separates its fields with ':' and the shell splits on
-# blanks: a directory holding either is refused, not half-installed.
-$(foreach d,PREFIX LIBDIR BINDIR MANDIR SLURM_PLUGIN_DIR GATE_DIR DATADIR DESTDIR,\
-  $(if $(findstring :,$($(d)))$(word 2,$($(d))),$(error $(d)=$($(d)): a directory with ':' or a blank cannot be installed to)))
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -41,26 +28,36 @@ LDFLAGS ?=
 WARN     = -Wall -Wextra -Werror
 DEFS     = -D_GNU_SOURCE -DIBNET_VERSION='"$(VERSION)"' \
 	   -DIBNET_RSGATE_DEFAULT='"$(GATE_DIR)/libibnet-rsgate.so"' \
-	   -DIBNET_A2A_DEFAULT='"$(GATE_DIR)/libibnet-alltoall.so"'
+	   -DIBNET_A2A_DEFAULT='"$(GATE_DIR)/libibnet-alltoall.so"' \
+	   -DIBNET_BPF_FLOOR_DEFAULT='"$(GATE_DIR)/ibnet_tcp_floor.bpf.o"' $(BPF_DEFS)
 # Hardening, as distributions build: stack protector, fortified libc calls,
 # full RELRO and immediate binding (the GOT is read-only once loaded).
 HARDEN   = -fstack-protector-strong -D_FORTIFY_SOURCE=2
 HARDEN_LD = -Wl,-z,relro,-z,now
 # -MMD -MP: each object's header dependencies, written beside it (.d).
-ALL_CFLAGS = -std=gnu11 $(WARN) $(DEFS) $(CFLAGS) $(HARDEN) -MMD -MP
+# -I contract/ only: each side finds its own headers beside its sources, and
+# the other side's not at all.
+ALL_CFLAGS = -std=gnu11 $(WARN) $(DEFS) $(CFLAGS) $(HARDEN) -I$(CONTRACT) -MMD -MP
 ALL_LDFLAGS = $(HARDEN_LD) $(LDFLAGS)
 
 B   = build
+# The plugin and ibnet-hosts; the job's preload and its paced builds; the
+# rsocket gate; and what the plugin and the job's libraries both read (the
+# variables' names, the settings' tables, the gate's calls), which is all
+# that passes between the first three.
 SRC = spank-ibnet
 A2A_SRC = alltoall
-vpath %.c $(SRC) $(A2A_SRC)
+GATE_SRC = rsocket-gate
+CONTRACT = contract
+vpath %.c $(SRC) $(A2A_SRC) $(GATE_SRC) $(CONTRACT)
 
 # The decision layer: no Slurm, shared by the plugin and ibnet-hosts
 # (docs/architecture.md says which decision each file holds).
-# ibnet_a2a_settings lives in alltoall/: the job's libraries read its table too.
-CORE = ibnet_util ibnet_hostlist ibnet_rule ibnet_config ibnet_request ibnet_probe \
-	ibnet_planner ibnet_env ibnet_env_mpi ibnet_env_preload ibnet_env_alltoall \
-	ibnet_gaussian ibnet_step ibnet_a2a_settings ibnet_tally
+# ibnet_a2a_settings and ibnet_floor_settings are the contract's.
+CORE = ibnet_util ibnet_hostlist ibnet_rule ibnet_config ibnet_request ibnet_job ibnet_probe \
+	ibnet_planner ibnet_env ibnet_env_mpi ibnet_preload ibnet_env_alltoall \
+	ibnet_gaussian ibnet_step ibnet_a2a_settings ibnet_floor_settings ibnet_tally \
+	ibnet_floor_tier ibnet_bpf_floor
 # What only ibnet-hosts needs: the site's plugstack.conf line.
 TOOL_ONLY = ibnet_site
 
@@ -72,32 +69,14 @@ TOOL   = $(B)/ibnet-hosts
 # against that MPI's mpi.h only (no libmpi link: the program's own MPI
 # provides the symbols).
 PRELOAD = $(B)/libibnet-alltoall.so
-OMPI_CFLAGS  ?= $(shell pkg-config --cflags ompi-c 2>/dev/null)
-MPICH_CFLAGS ?= $(shell pkg-config --cflags mpich 2>/dev/null)
-# Built where the MPI's development files are: found by pkg-config, or
-# given as OMPI_CFLAGS=/MPICH_CFLAGS= (RHEL keeps them under the MPI's prefix).
-WITH_OMPI  ?= $(if $(filter command line environment,$(origin OMPI_CFLAGS))$(shell pkg-config --exists ompi-c 2>/dev/null && echo yes),yes,no)
-WITH_MPICH ?= $(if $(filter command line environment,$(origin MPICH_CFLAGS))$(shell pkg-config --exists mpich 2>/dev/null && echo yes),yes,no)
-# Decided once (pkg-config runs here, not at every use).
-WITH_OMPI  := $(WITH_OMPI)
-WITH_MPICH := $(WITH_MPICH)
+# Which MPIs, and whether the BPF tier: decided once, in mk/optional.mk.
+include mk/optional.mk
 A2A_ABIS = $(if $(filter yes,$(WITH_OMPI)),ompi) $(if $(filter yes,$(WITH_MPICH)),mpich)
 A2A_LIBS = $(A2A_ABIS:%=$(B)/libibnet-a2a-%.so)
-A2A_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -I$(A2A_SRC) -I$(SRC)
+A2A_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden
 
-# Said once per make, on stderr (install-list's output stays a list), so a
-# host without an MPI's development files knows what its jobs will not get
-# (the dispatcher says it again at run time).
-ifneq ($(WITH_OMPI),yes)
-$(shell echo "spank-ibnet: not building libibnet-a2a-ompi.so ($(if $(filter command line,$(origin WITH_OMPI)),WITH_OMPI=$(WITH_OMPI),no Open MPI development files: pkg-config ompi-c, or OMPI_CFLAGS=)); Open MPI jobs get Open MPI's own all-to-all" >&2)
-endif
-ifneq ($(WITH_MPICH),yes)
-$(shell echo "spank-ibnet: not building libibnet-a2a-mpich.so ($(if $(filter command line,$(origin WITH_MPICH)),WITH_MPICH=$(WITH_MPICH),no MPICH development files: pkg-config mpich, or MPICH_CFLAGS=)); MPICH-ABI jobs get their MPI's own all-to-all" >&2)
-endif
-
-.PHONY: all install uninstall install-list rpm-files deps test test-matrix \
-	unit-test cluster-test demo clean FORCE
-all: $(PLUGIN) $(GATE) $(TOOL) $(PRELOAD) $(A2A_LIBS)
+.PHONY: all deps demo clean FORCE
+all: $(PLUGIN) $(GATE) $(TOOL) $(PRELOAD) $(A2A_LIBS) $(BPF_OBJ)
 
 # Objects: pic/ for the plugin, obj/ for ibnet-hosts, a2a/ for the job's
 # preload, a2a-ABI/ for the paced scheme of each MPI.
@@ -126,12 +105,13 @@ FORCE:
 # the version script exports only what Slurm looks up.
 $(PLUGIN): $(B)/pic/spank_ibnet.o $(CORE:%=$(B)/pic/%.o) $(SRC)/spank_ibnet.map
 	$(CC) -shared $(ALL_LDFLAGS) -Wl,--version-script=$(SRC)/spank_ibnet.map \
-	    -o $@ $(filter %.o,$^)
+	    -o $@ $(filter %.o,$^) $(BPF_LIBS)
 $(GATE): $(B)/pic/rsocket_gate.o
 	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ -ldl
 $(TOOL): $(B)/obj/ibnet_hosts.o $(CORE:%=$(B)/obj/%.o) $(TOOL_ONLY:%=$(B)/obj/%.o)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^
-$(PRELOAD): $(B)/a2a/ibnet_a2a_dispatch.o $(B)/a2a/ibnet_a2a_mpi.o $(B)/a2a/ibnet_a2a_agree.o $(B)/a2a/ibnet_tcp_floor.o $(B)/a2a/ibnet_a2a_settings.o
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(BPF_LIBS)
+$(PRELOAD): $(addprefix $(B)/a2a/,ibnet_a2a_dispatch.o ibnet_a2a_mpi.o ibnet_a2a_agree.o \
+	    ibnet_tcp_floor.o ibnet_a2a_settings.o ibnet_floor_settings.o)
 	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ -ldl -lpthread
 # The paced scheme's parts (alltoall/ibnet_a2a_paced.h says what each decides),
 # compiled once per MPI ABI.
@@ -142,68 +122,16 @@ $(B)/libibnet-a2a-mpich.so: $(addprefix $(B)/a2a-mpich/,$(A2A_PACED:=.o))
 $(B)/libibnet-a2a-%.so:
 	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ -ldl -lpthread
 
--include $(wildcard $(B)/*/*.d)
+# -g: libbpf reads the maps' types from the object's BTF.
+$(B)/ibnet_tcp_floor.bpf.o: tcp-floor-bpf/ibnet_tcp_floor.bpf.c | $(B)/pic
+	$(BPF_CLANG) -O2 -g -target bpf $(WARN) $(BPF_INCLUDE) -MMD -MP -MF $(B)/pic/ibnet_tcp_floor.bpf.d \
+	    -c -o $@ $<
+
+include mk/depends.mk
 # Objects are kept between builds, not removed as intermediates of a chain.
 .SECONDARY:
 
-# What is installed: one entry per file, MODE:SOURCE:DESTINATION, for
-# install, uninstall and both packages (the RPM's %files is printed from it
-# by 'make rpm-files'; the Debian package takes what install puts in DESTDIR).
-# MODE "sed": 0644, with @DATADIR@ and @SLURM_PLUGIN_DIR@ replaced (the
-# module and the examples know where they were installed). MODE "link":
-# SOURCE is the symlink's target.
-INSTALL_LIST = \
-	0755:$(PLUGIN):$(SLURM_PLUGIN_DIR)/spank_ibnet.so \
-	0755:$(GATE):$(GATE_DIR)/libibnet-rsgate.so \
-	$(foreach l,$(PRELOAD) $(A2A_LIBS),0755:$(l):$(GATE_DIR)/$(notdir $(l))) \
-	0755:$(TOOL):$(BINDIR)/ibnet-hosts \
-	$(foreach m,ibnet-hosts.1 gaussian-ib-input.1 spank-ibnet.8 gaussian-ib-setup.8,0644:docs/$(m):$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(m)) \
-	$(foreach m,$(wildcard lmod-modules/gaussian-ib/*.lua),sed:$(m):$(DATADIR)/$(m)) \
-	$(foreach m,$(wildcard lua/*/*.lua),0644:$(m):$(DATADIR)/$(m)) \
-	$(foreach s,gaussian-ib-setup gaussian-ib-input linda-rsockets linda-srun,0755:scripts/$(s):$(DATADIR)/scripts/$(s)) \
-	0755:scripts/gaussian-ib-bin/g16:$(DATADIR)/scripts/gaussian-ib-bin/g16 \
-	link:g16:$(DATADIR)/scripts/gaussian-ib-bin/g09 \
-	link:$(DATADIR)/scripts/gaussian-ib-setup:$(BINDIR)/gaussian-ib-setup \
-	link:$(DATADIR)/scripts/gaussian-ib-input:$(BINDIR)/gaussian-ib-input \
-	sed:docs/examples/ibnet.conf:$(DATADIR)/ibnet.conf \
-	sed:docs/examples/job_submit.lua:$(DATADIR)/examples/job_submit.lua
-SUBST = sed -e 's|@SLURM_PLUGIN_DIR@|$(SLURM_PLUGIN_DIR)|g' -e 's|@DATADIR@|$(DATADIR)|g'
-
-install: all
-	@set -e; for e in $(INSTALL_LIST); do \
-	    mode=$${e%%:*}; rest=$${e#*:}; src=$${rest%%:*}; dst='$(DESTDIR)'$${rest#*:}; \
-	    install -d "$${dst%/*}"; \
-	    case $$mode in \
-	    link) ln -sfn "$$src" "$$dst" ;; \
-	    sed) $(SUBST) "$$src" > "$$dst"; chmod 0644 "$$dst" ;; \
-	    *) install -m "$$mode" "$$src" "$$dst" ;; \
-	    esac; echo "installed $$dst"; done
-
-# The listed files (both MPIs' paced builds, whichever this make would build,
-# and any version's Lmod module), then the directories the list made, deepest
-# first, where they are empty; a shared one (bin, man1, Slurm's plugins) is
-# never among them.
-INSTALLED_DIRS = $(sort $(patsubst %/,%,$(dir $(filter $(DATADIR)/%,$(foreach e,$(INSTALL_LIST),$(lastword $(subst :, ,$(e))))))))
-# Shell: those directories and each one above them up to DATADIR, once each, deepest first.
-DATADIR_TREE = for d in $(INSTALLED_DIRS); do while :; do echo "$$d"; \
-	    [ "$$d" = '$(DATADIR)' ] && break; d=$${d%/*}; done; done | sort -ru
-uninstall:
-	@for e in $(INSTALL_LIST) x:x:$(GATE_DIR)/libibnet-a2a-ompi.so x:x:$(GATE_DIR)/libibnet-a2a-mpich.so; do \
-	    rm -f '$(DESTDIR)'"$${e##*:}"; done
-	@rm -f '$(DESTDIR)$(DATADIR)'/lmod-modules/gaussian-ib/*.lua
-	@for d in $$($(DATADIR_TREE)) '$(GATE_DIR)'; do rmdir '$(DESTDIR)'"$$d" 2>/dev/null || true; done
-
-# The installed paths, one per line.
-install-list:
-	@for e in $(INSTALL_LIST); do echo "$${e##*:}"; done
-
-# The RPM's %files: each file (man pages as rpm compresses them) and our own directories.
-rpm-files:
-	@for e in $(INSTALL_LIST); do f=$${e##*:}; \
-	    case $$f in '$(MANDIR)'/*) echo "$$f*" ;; *) echo "$$f" ;; esac; done
-	@echo '%dir $(GATE_DIR)'
-	@for d in $$($(DATADIR_TREE)); do echo "%dir $$d"; done
-
+include packaging/install.mk
 include packaging/build.mk
 
 deps:
@@ -212,26 +140,8 @@ deps:
 include tests/build.mk
 include devel/bench/build.mk
 
-unit-test: all test-builds
-	bats --tap tests/unit
-
-cluster-test: all programs bench-programs
-	bats --tap tests/cluster
-
-# Every test: unit layer first, then real jobs on the test cluster.
-test: deps
-	$(MAKE) all test-builds
-	bats --tap tests/unit tests/cluster
-
-# Every test on every stack, one after the other (their test clusters use the
-# same names and ports); each stack's failures are reported, and any fails it.
-test-matrix:
-	status=0; $(MAKE) test || status=1; \
-	for s in $$(devel/ibnet-stack list); do devel/ibnet-stack test $$s || status=1; done; \
-	exit $$status
-
 demo: deps
-	$(MAKE) all
+	$(MAKE) all $(B)/tests/linda_standin $(B)/tests/a2a_bench
 	devel/demo
 
 clean:

@@ -4,12 +4,48 @@
  * (struct comm_info): made on its first paced call, kept as an attribute,
  * freed with it.
  */
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ibnet_a2a_paced.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
+
+/*
+ * Slurm's compressed tasks per node ("4(x8),2": eight nodes of 4, then one
+ * of 2) for node `nodeid` of the step; 0 if it does not say.
+ */
+int tasks_on_node(const char *list, const char *nodeid)
+{
+	char *end;
+	long node, seen = 0;
+
+	if (!list || !nodeid || (node = strtol(nodeid, &end, 10)) < 0 || *end || end == nodeid)
+		return 0;
+	while (*list) {
+		long tasks = strtol(list, &end, 10), times = 1;
+
+		if (end == list || tasks < 1)
+			return 0;
+		list = end;
+		if (strncmp(list, "(x", 2) == 0) {
+			times = strtol(list + 2, &end, 10);
+			if (end == list + 2 || *end != ')' || times < 1)
+				return 0;
+			list = end + 1;
+		}
+		if (node < seen + times)
+			return tasks > INT_MAX ? 0 : (int)tasks;
+		seen += times;
+		if (*list == ',')
+			list++;
+		else if (*list)
+			return 0;
+	}
+	return 0;
+}
 
 /* A rank's host, as a 64-bit hash of its processor name (FNV-1a). */
 struct host_rank {
@@ -87,6 +123,40 @@ static void merge_hosts(int size, int *leaders, struct host_rank *hosts, int *pa
 		leaders[i] = root_of(parent, i);
 }
 
+/*
+ * The job's ranks on this node, as the launcher says (0: it does not):
+ * Open MPI's mpirun and prterun, MPICH's Hydra, Slurm's srun. Read once;
+ * two threads reading it at once compute the same number.
+ */
+static int job_ranks_here(void)
+{
+	static int known = -1;
+	const char *v;
+	int n = 0;
+
+	if (known >= 0)
+		return known;
+	if ((v = getenv("OMPI_COMM_WORLD_LOCAL_SIZE")) || (v = getenv("MPI_LOCALNRANKS")))
+		n = atoi(v);
+	else if ((v = getenv("SLURM_STEP_TASKS_PER_NODE")))
+		n = tasks_on_node(v, getenv("SLURM_NODEID"));
+#ifdef IBNET_A2A_TESTING
+	if (test_ranks_per_node > 0 || test_node_sizes[0])
+		n = 0;	/* pretend nodes: their layout says what a node is */
+	if (test_step_tasks[0]) {	/* "LIST:NODEID", Slurm's two variables */
+		char list[sizeof(test_step_tasks)], *colon;
+
+		snprintf(list, sizeof(list), "%s", test_step_tasks);
+		colon = strrchr(list, ':');
+		if (colon)
+			*colon++ = '\0';
+		n = tasks_on_node(list, colon);
+	}
+#endif
+	known = n > 0 ? n : 0;
+	return known;
+}
+
 static void info_free(struct comm_info *ci)
 {
 	if (!ci)
@@ -122,7 +192,7 @@ int comm_info(MPI_Comm comm, struct comm_info **out)
 {
 	struct comm_info *ci;
 	MPI_Comm shm;
-	int found, leader, i, rc, ok, size, *leaders = NULL, *count = NULL;
+	int found, leader, i, rc, ok, size, mine, *leaders = NULL, *count = NULL;
 	struct host_rank *hosts = NULL;
 	uint64_t host = 0, *host_of = NULL;	/* 0: a rank that pretends (tests) */
 	bool merge = true;
@@ -241,6 +311,18 @@ int comm_info(MPI_Comm comm, struct comm_info **out)
 		if (local > ci->most_local)
 			ci->most_local = local;
 	}
+	/*
+	 * The communicators that may share this node's port at once: the job's
+	 * ranks here over this communicator's (four pencil communicators of
+	 * one rank per node each, from 4 ranks per node, transpose at the same
+	 * time). Their receivers share the node's window, as one
+	 * communicator's ranks do; otherwise each grants the whole window and
+	 * the port takes several at once.
+	 */
+	mine = ci->node_start[ci->mynode + 1] - ci->node_start[ci->mynode];
+	ci->concurrent = job_ranks_here() > mine ? job_ranks_here() / mine : 1;
+	if (ci->concurrent > 1)
+		report_shared_window(ci->concurrent, job_ranks_here(), mine);
 	PMPI_Comm_set_attr(comm, keyval, ci);
 #ifdef IBNET_A2A_TESTING
 	__atomic_fetch_add(&test_infos_made, 1, __ATOMIC_RELAXED);

@@ -361,7 +361,7 @@ int nodes_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 		goto out;
 	if (me < st->lanes)
 		lane_rc = paced_exchange(ci, sseg, lane_soff, lane_slen, rseg, lane_roff, lane_rlen,
-					 st->lanes);
+					 st->lanes * ci->concurrent);
 	/* This node's blocks, from the send segment, while the lanes work. */
 	for (q = ci->node_start[ci->mynode]; q < ci->node_start[ci->mynode + 1]; q++) {
 		int r = ci->by_node[q];

@@ -118,11 +118,15 @@ unsigned long block_limit = INT_MAX;
  *     IBNET_A2A_LANES_MAX.
  *   SLURM_IBNET_ALLTOALL_TEST_NODE_SIZES=3,5,1: pretend nodes of uneven
  *     sizes, in rank order, of a communicator's ranks (each a node past them).
+ *   SLURM_IBNET_ALLTOALL_TEST_STEP_TASKS=LIST:NODEID: the job's ranks on this
+ *     node as Slurm's SLURM_STEP_TASKS_PER_NODE and SLURM_NODEID would say
+ *     them, over the launcher's count and beside pretend nodes.
  */
 int test_ranks_per_node;
 static int test_no_memory_rank = -1, test_no_scratch_rank = -1, test_no_segment_rank = -1;
 int test_lanes;
 char test_node_sizes[256];
+char test_step_tasks[256];
 /* Credits granted by this process: each a round trip (ibnet_a2a_exchange.c). */
 unsigned long test_grants, test_round_trips;
 /* Communicator state made and freed, said at exit with the report. */
@@ -153,6 +157,8 @@ static void read_test_settings(void)
 		test_lanes = atoi(v);
 	if ((v = getenv("SLURM_IBNET_ALLTOALL_TEST_NODE_SIZES")))
 		snprintf(test_node_sizes, sizeof(test_node_sizes), "%s", v);
+	if ((v = getenv("SLURM_IBNET_ALLTOALL_TEST_STEP_TASKS")))
+		snprintf(test_step_tasks, sizeof(test_step_tasks), "%s", v);
 }
 
 /* The first rank of rank's pretend node when nodes are runs of the sizes in

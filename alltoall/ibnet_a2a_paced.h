@@ -80,6 +80,7 @@ struct comm_info {
 	 * call puts on that port at once when nothing paces it. */
 	unsigned long fanin_pairs;
 	int least_local, most_local;	/* the fewest and most ranks on one node */
+	int concurrent;		/* communicators sharing this node's window (layout.c) */
 	struct node_stage *stage;	/* ibnet_a2a_nodes.c's, made on its first call */
 	int stage_ready;		/* 0 not yet, 1 made on every node, -1 failed on one */
 	unsigned long stage_cap;	/* bytes each node's segments hold (every rank alike) */
@@ -105,6 +106,12 @@ extern pid_t settings_pid;	/* the process that read them */
 extern unsigned long block_limit;
 /* The dispatcher's help: the MPI's own symbols, and the ranks' agreement. */
 extern const struct ibnet_a2a_host *host;
+
+/* The report's line on a window shared across communicators (report.c). */
+void report_shared_window(int concurrent, int job_ranks, int comm_ranks);
+
+/* Slurm's compressed tasks per node ("4(x8),2") for node `nodeid`; 0: unknown. */
+int tasks_on_node(const char *list, const char *nodeid);
 
 /* Read the settings once, from the first call of any kind. */
 void a2a_init(void);
@@ -181,6 +188,7 @@ extern int test_ranks_per_node;
 extern unsigned long test_infos_made, test_infos_freed;
 extern int test_most_slots;
 extern int test_lanes;			/* SLURM_IBNET_ALLTOALL_TEST_LANES */
+extern char test_step_tasks[256];	/* SLURM_IBNET_ALLTOALL_TEST_STEP_TASKS: "4(x2):1" */
 extern char test_node_sizes[256];	/* SLURM_IBNET_ALLTOALL_TEST_NODE_SIZES */
 int test_node_leader(int rank);
 extern unsigned long test_grants;	/* credits this process granted */

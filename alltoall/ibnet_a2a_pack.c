@@ -158,7 +158,8 @@ int run_paced(struct comm_info *ci, bool by_node, const struct a2a_side *send,
 
 		rc = by_node ? nodes_exchange(ci, s.buf, s.off, s.len, r.buf, r.off, r.len, uniform) :
 			paced_exchange(ci, s.buf, s.off, s.len, r.buf, r.off, r.len,
-				       ci->node_start[ci->mynode + 1] - ci->node_start[ci->mynode]);
+				       (ci->node_start[ci->mynode + 1] - ci->node_start[ci->mynode]) *
+				       ci->concurrent);
 		/*
 		 * A failed exchange left its requests to the MPI (ev_abandon): sends
 		 * may still read the scratch send buffer, and a matched receive may

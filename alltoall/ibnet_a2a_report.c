@@ -42,6 +42,23 @@ static unsigned long calls_of(enum kind k)
 	return total;
 }
 
+/* The most communicators one paced call shared this node's window with. */
+static int shared_most, shared_job_ranks, shared_comm_ranks;
+
+void report_shared_window(int concurrent, int job_ranks, int comm_ranks)
+{
+	/* Rare (a communicator's first call) and only for the report: a lock-free
+	 * maximum; the two counts beside it are the same on every call of a job. */
+	int most = __atomic_load_n(&shared_most, __ATOMIC_RELAXED);
+
+	while (concurrent > most && !__atomic_compare_exchange_n(&shared_most, &most, concurrent,
+								 false, __ATOMIC_RELAXED,
+								 __ATOMIC_RELAXED))
+		;
+	__atomic_store_n(&shared_job_ranks, job_ranks, __ATOMIC_RELAXED);
+	__atomic_store_n(&shared_comm_ranks, comm_ranks, __ATOMIC_RELAXED);
+}
+
 static void print_report(void)
 {
 	char line[512];
@@ -70,6 +87,12 @@ static void print_report(void)
 			say(line);
 		}
 	}
+	if (shared_most > 1) {
+		snprintf(line, sizeof(line), "rank %d: the node's window shared by up to %d "
+			 "communicators at once (the job has %d ranks on this node, a communicator "
+			 "%d)", world_rank, shared_most, shared_job_ranks, shared_comm_ranks);
+		say(line);
+	}
 }
 
 /*
@@ -78,18 +101,11 @@ static void print_report(void)
  */
 static void write_tally(const char *dir)
 {
-	char path[4096];
-	FILE *f;
-	int fd, k, r;
+	FILE *f = ibnet_a2a_tally_open(dir, IBNET_A2A_TALLY_CALLS);
+	int k, r;
 
-	if (snprintf(path, sizeof(path), "%s/a2a.XXXXXX", dir) >= (int)sizeof(path) ||
-	    (fd = mkstemp(path)) < 0)
+	if (!f)
 		return;
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		return;
-	}
 	for (k = 0; k < KINDS; k++)
 		for (r = 0; r < ROUTES; r++)
 			if (served[k][r])

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The packages (included by the Makefile): both install with the Makefile's
-# INSTALL_LIST (the Debian package through make install, the RPM's %files
-# through make rpm-files), and both require the Slurm release that
-# packaging/slurm-release reads.
+# The packages (included by the Makefile): both install with the one
+# INSTALL_LIST of packaging/install.mk (the Debian package through make
+# install, the RPM's %files through make rpm-files), and both require the
+# Slurm release that packaging/slurm-release reads.
 
 .PHONY: dist deb rpm
 # The source as it is in the work tree (tracked and new files, not ignored ones),

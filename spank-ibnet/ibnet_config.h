@@ -10,11 +10,14 @@
 #define IBNET_CONFIG_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
-#include "ibnet_job_vars.h"
 #include "ibnet_rule.h"
 #include "ibnet_util.h"
-#include "../alltoall/ibnet_a2a_settings.h"
+/* What the job's libraries read too (contract/). */
+#include "ibnet_a2a_settings.h"
+#include "ibnet_floor_settings.h"
+#include "ibnet_job_vars.h"
 
 /*
  * IBNET_NONE is the default: a job that asks for nothing gets nothing. It
@@ -35,6 +38,13 @@ enum ibnet_transport {
 #define IBNET_TRANSPORT_ENV "SLURM_IBNET_TRANSPORT"
 
 const char *ibnet_transport_name(enum ibnet_transport t);
+
+/*
+ * Does the transport need InfiniBand on the node (ib_iface=, IB host names)?
+ * The one answer: the plugin records it for those that cannot ask (the
+ * scheduler's job_submit.lua, the gaussian-ib module), as IBNET_NEEDS_IB_VAR.
+ */
+bool ibnet_transport_needs_ib(enum ibnet_transport t);
 
 /*
  * Parse a transport name given by `source` (e.g. "--transport" or
@@ -58,6 +68,10 @@ int ibnet_transport_parse(const char *value, const char *source,
 #define IBNET_A2A_DEFAULT "/usr/local/lib/spank-ibnet/libibnet-alltoall.so"
 #endif
 
+#ifndef IBNET_BPF_FLOOR_DEFAULT
+#define IBNET_BPF_FLOOR_DEFAULT "/usr/local/lib/spank-ibnet/ibnet_tcp_floor.bpf.o"
+#endif
+
 struct ibnet_config {
 	enum ibnet_transport default_transport;
 	bool allowed[IBNET_TRANSPORT_COUNT];
@@ -75,6 +89,9 @@ struct ibnet_config {
 	/* tcp_rto_min=: the TCP retransmission floor a step gets when it asks
 	 * (--tcp-rto-min, --ordered-alltoall), in microseconds; 0: off */
 	unsigned long tcp_rto_min_us;
+	/* tcp_rto_bpf=: the BPF tier's object, for kernels without
+	 * TCP_RTO_MIN_US; NULL: tcp_rto_bpf=none */
+	char *tcp_rto_bpf;
 	/* tcp_rto_min_transports=: steps on these get the floor unasked */
 	bool tcp_rto_min_default[IBNET_TRANSPORT_COUNT];
 };
@@ -83,6 +100,12 @@ struct ibnet_config {
 int ibnet_config_parse(struct ibnet_config *cfg, int argc, char **argv,
 		       struct ibnet_err *err);
 void ibnet_config_free(struct ibnet_config *cfg);
+
+/*
+ * Every key with the value a parsed configuration gives it, one key=value
+ * line each, in the admin guide's order (ibnet-hosts --check).
+ */
+void ibnet_config_print(const struct ibnet_config *cfg, FILE *fp);
 
 /*
  * One key over a parsed configuration, checked as in plugstack.conf (for

@@ -5,7 +5,7 @@
  * ibnet_env.c puts the parts together in their order; each part lives in
  * its own file (ibnet_planner.h lists them): the ownership bookkeeping
  * (ibnet_planner.c), each MPI's variables (ibnet_env_mpi.c), LD_PRELOAD
- * (ibnet_env_preload.c), the all-to-all and the TCP floor
+ * (ibnet_preload.c), the all-to-all and the TCP floor
  * (ibnet_env_alltoall.c), GAUSS_WDEF's grammar (ibnet_gaussian.c).
  *
  * A pure function: given the config, the job's request and a way to read

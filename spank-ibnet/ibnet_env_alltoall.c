@@ -3,9 +3,10 @@
  * ibnet_env_alltoall.c - the job preload's part of the plan: which
  * all-to-all a step gets, the paced scheme's settings, and the TCP
  * retransmission floor the same preload carries. The names, words and
- * bounds are the all-to-all's table's (alltoall/ibnet_a2a_settings.h).
+ * bounds are the all-to-all's table's (contract/ibnet_a2a_settings.h) and
+ * the floor's (contract/ibnet_floor_settings.h).
  */
-#include "ibnet_planner.h"
+#include "ibnet_env_alltoall.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -81,14 +82,15 @@ int plan_alltoall_settings(struct planner *pl, const struct ibnet_config *cfg,
  * The TCP retransmission floor: SLURM_IBNET_TCP_RTO_MIN_US, the value the
  * node's kernel took, for the preload; a job's own value stands if valid.
  * Asked but not possible here: the step runs without it, and says why.
- * *floor says whether the step's sockets get one (the preload is needed).
+ * *floor says whether the preload is needed for it (the socket-option
+ * tier); the BPF tier needs no preload, its program is on the step's cgroup.
  */
 int plan_rto_floor(struct planner *pl, const struct ibnet_config *cfg,
 		   const struct ibnet_job *job, bool *floor, struct ibnet_err *err)
 {
 	const char *user = planner_get(pl, IBNET_RTO_ENV_US);
 	unsigned long us;
-	char value[32], text[300], msg[160];
+	char value[32], text[600], msg[160];
 
 	*floor = false;
 	if (ibnet_job_ordered(job) && !job->tcp_rto_min_us && !cfg->tcp_rto_min_us)
@@ -104,7 +106,7 @@ int plan_rto_floor(struct planner *pl, const struct ibnet_config *cfg,
 	}
 	if (!job->tcp_rto_min_us)
 		return 0;
-	if (!job->tcp_rto_floor_us || !job->alltoall_path) {
+	if (!job->tcp_rto_floor_us || job->tcp_rto_tier == IBNET_FLOOR_NONE) {
 		snprintf(text, sizeof(text), "no TCP retransmission floor (%s): %s; the step's "
 			 "sockets keep Linux's 200 ms", job->tcp_rto_min_source ?
 			 job->tcp_rto_min_source : "?", job->tcp_rto_why_not[0] ?
@@ -112,7 +114,7 @@ int plan_rto_floor(struct planner *pl, const struct ibnet_config *cfg,
 		planner_note(pl, text);
 		return 0;
 	}
-	*floor = true;
+	*floor = job->tcp_rto_tier == IBNET_FLOOR_SOCKOPT;
 	if (user) {
 		if (ibnet_rto_parse_us(user, &us, msg, sizeof(msg)) < 0) {
 			ibnet_err_set(err, IBNET_PREFIX "%s", msg);

@@ -4,7 +4,7 @@
  * transport (this file's table), and for a pairwise step its all-to-all
  * algorithm (the all-to-all's table, ibnet_a2a_mpi_choices).
  */
-#include "ibnet_planner.h"
+#include "ibnet_env_mpi.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -340,3 +340,30 @@ int ibnet_hostlist_expand_max(const char *expr, unsigned long max, struct ibnet_
 	}
 	return 0;
 }
+
+void ibnet_hostlist_lines_to_items(char *s)
+{
+	char *in = s, *out = s;
+
+	if (!strchr(s, '\n'))
+		return;
+	while (*in) {
+		char *end = strchr(in, '\n'), *last;
+
+		if (!end)
+			end = in + strlen(in);
+		last = end;
+		while (in < last && (*in == ' ' || *in == '\t' || *in == '\r'))
+			in++;
+		while (last > in && (last[-1] == ' ' || last[-1] == '\t' || last[-1] == '\r'))
+			last--;
+		if (last > in) {
+			if (out != s)
+				*out++ = ',';
+			memmove(out, in, (size_t)(last - in));
+			out += last - in;
+		}
+		in = *end ? end + 1 : end;
+	}
+	*out = '\0';
+}

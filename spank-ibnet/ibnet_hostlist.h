@@ -31,4 +31,13 @@ int ibnet_hostlist_expand(const char *expr, struct ibnet_strvec *out,
 int ibnet_hostlist_expand_max(const char *expr, unsigned long max, struct ibnet_strvec *out,
 			      struct ibnet_err *err);
 
+/*
+ * One hostlist per line, as sinfo -h -o %N prints them (one per partition
+ * state), made comma-separated items, in place; blank lines and the blanks
+ * around each line go. A list with no newline is left exactly as given
+ * (SLURM_JOB_NODELIST never has one), so a space inside a line is still
+ * refused by the expander.
+ */
+void ibnet_hostlist_lines_to_items(char *s);
+
 #endif

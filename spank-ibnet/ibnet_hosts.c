@@ -38,6 +38,7 @@ static void usage(FILE *fp)
 	      "                   [--[no-]ordered-alltoall] [--tcp-rto-min[=TIME|off]]\n"
 	      "                   [--nodelist HOSTLIST] [--iface NAME]\n"
 	      "       ibnet-hosts [--site | --rule RULE] --linda-input [FILE]\n"
+	      "       ibnet-hosts --linda-workers FILE\n"
 	      "       ibnet-hosts --tally DIR\n"
 	      "\n"
 	      "Map a Slurm hostlist to IB host names with spank-ibnet's rules.\n"
@@ -49,6 +50,8 @@ static void usage(FILE *fp)
 	      "  --linda-input      copy a Gaussian input (FILE or stdin) to stdout with each\n"
 	      "                     %LindaWorkers line's hosts under their IB names; the\n"
 	      "                     rule is read only if there is such a line\n"
+	      "  --linda-workers FILE  has the Gaussian input a %LindaWorkers line? Exit 0\n"
+	      "                     if it has, 1 if not, 3 if FILE cannot be read\n"
 	      "  --expand           print the hosts without mapping them\n"
 	      "  --separator SEP    between hosts in the output (default ',')\n"
 	      "  --check            check --config and print the settings it gives; with\n"
@@ -164,83 +167,6 @@ static void print_quoted(const char *s)
 	putchar('\'');
 }
 
-static int do_check(const struct ibnet_config *cfg)
-{
-	int t, k, first;
-
-	printf("default_transport=%s\nallowed=", ibnet_transport_name(cfg->default_transport));
-	for (t = 0, first = 1; t < IBNET_TRANSPORT_COUNT; t++) {
-		if (t != IBNET_NONE && cfg->allowed[t]) {
-			printf("%s%s", first ? "" : ",", ibnet_transport_name((enum ibnet_transport)t));
-			first = 0;
-		}
-	}
-	printf("\nib_hostname=%s\neth_iface=%s\nib_iface=%s\nrspreload=%s\nrsgate=%s\n"
-	       "rsocket_programs=%s\nrdma_device=%s\n",
-	       ibnet_rule_spec(cfg->ib_rule), cfg->eth_iface, cfg->ib_iface,
-	       cfg->rspreload ? cfg->rspreload : "(search)", cfg->rsgate,
-	       cfg->rsocket_programs, cfg->rdma_device ? cfg->rdma_device : "(unset)");
-	printf("alltoall_lib=%s\n", cfg->alltoall_lib ? cfg->alltoall_lib : "none");
-	for (k = 0; k < IBNET_A2A_KEY_COUNT; k++) {
-		/* The threshold is the site's per transport, not one value. */
-		if (k == IBNET_A2A_THRESHOLD)
-			continue;
-		printf("%s=%lu\n", ibnet_a2a_keys[k].config_key,
-		       ibnet_a2a_setting_get(&cfg->a2a, (enum ibnet_a2a_key)k));
-	}
-	printf("%s=tcp:%lu,ipoib:%lu,rsocket:%lu,none:%lu\n",
-	       ibnet_a2a_keys[IBNET_A2A_THRESHOLD].config_key,
-	       cfg->a2a_threshold[IBNET_TCP], cfg->a2a_threshold[IBNET_IPOIB],
-	       cfg->a2a_threshold[IBNET_RSOCKET], cfg->a2a_threshold[IBNET_NONE]);
-	if (cfg->tcp_rto_min_us)
-		printf("tcp_rto_min=%luus\n", cfg->tcp_rto_min_us);
-	else
-		printf("tcp_rto_min=off\n");
-	printf("tcp_rto_min_transports=");
-	for (t = 0, first = 1; t < IBNET_TRANSPORT_COUNT; t++) {
-		if (cfg->tcp_rto_min_default[t]) {
-			printf("%s%s", first ? "" : ",", ibnet_transport_name((enum ibnet_transport)t));
-			first = 0;
-		}
-	}
-	printf("%s\n", first ? "(none)" : "");
-	return 0;
-}
-
-/*
- * --nodelist "$(sinfo -h -o %N)", or the same as HOSTLIST: sinfo prints one
- * hostlist per line (one per partition state), so lines become
- * comma-separated items, in place; blank lines and the blanks around each
- * line go. A list with no newline is left exactly as given
- * (SLURM_JOB_NODELIST never has one), so a space inside a line is still
- * refused.
- */
-static void nodelist_lines_to_items(char *s)
-{
-	char *in = s, *out = s;
-
-	if (!strchr(s, '\n'))
-		return;
-	while (*in) {
-		char *end = strchr(in, '\n'), *last;
-
-		if (!end)
-			end = in + strlen(in);
-		last = end;
-		while (in < last && (*in == ' ' || *in == '\t' || *in == '\r'))
-			in++;
-		while (last > in && (last[-1] == ' ' || last[-1] == '\t' || last[-1] == '\r'))
-			last--;
-		if (last > in) {
-			if (out != s)
-				*out++ = ',';
-			memmove(out, in, (size_t)(last - in));
-			out += last - in;
-		}
-		in = *end ? end + 1 : end;
-	}
-	*out = '\0';
-}
 
 /*
  * --check --nodelist "$(sinfo -h -o %N)": what would fail at run time on
@@ -485,200 +411,344 @@ static int print_tally(const char *dir)
 	}
 	ibnet_tally_describe(&tally, line, sizeof(line));
 	printf("processes=%u skipped=%u\n%s\n", tally.files, tally.skipped, line);
+	if (tally.floor_files) {
+		unsigned long sockets, timeouts, retransmitted;
+
+		ibnet_tally_floor(&tally, &sockets, &timeouts, &retransmitted);
+		printf("floor: processes=%u sockets=%lu timeouts=%lu retransmitted=%lu\n",
+		       tally.floor_files, sockets, timeouts, retransmitted);
+	}
+	return 0;
+}
+
+
+/*
+ * The command line, and what a mode is given: the options, the operands, and
+ * the configuration once read. hosts_cmd_free is the one clean-up.
+ */
+struct hosts_cmd {
+	const struct hosts_mode *mode;
+	int argc;
+	char **operands;		/* after the options */
+	int noperands;
+	const char *rule, *config, *sep, *iface, *nodelist, *rspreload, *preloaded;
+	const char *mode_arg;		/* --tally DIR, --linda-workers FILE */
+	bool site, expand, probe_only;
+	int repeat;
+	struct ibnet_options opts;
+	struct ibnet_strvec args;	/* the plugstack.conf arguments */
+	char *site_from;		/* --site: the file that has them */
+	struct ibnet_config cfg;
+	struct ibnet_buf input;		/* --linda-input's */
+	struct ibnet_err err;
+};
+
+static void hosts_cmd_free(struct hosts_cmd *c)
+{
+	ibnet_config_free(&c->cfg);
+	ibnet_strvec_free(&c->args);
+	ibnet_buf_free(&c->input);
+	free(c->site_from);
+}
+
+/* What a mode needs before it runs. */
+enum {
+	NEEDS_CONFIG = 1 << 0,		/* the arguments (--config, --site, --rule), parsed */
+	NEEDS_BUILT = 1 << 1,		/* in a source tree, build/'s libraries (use_built_library) */
+	TAKES_PRELOAD = 1 << 2,		/* --rspreload and --preloaded go with it */
+	ALONE = 1 << 3,			/* ibnet-hosts --MODE ARG, nothing else */
+};
+
+/* A mode's run returns its exit status, or FAILED or OUT_OF_MEMORY. */
+struct hosts_mode {
+	const char *flag;		/* the option that picks it; NULL: a HOSTLIST */
+	int needs;
+	int min_operands, max_operands;
+	int (*run)(struct hosts_cmd *c);
+};
+
+/*
+ * Exit statuses: a usage error is 2, before anything is read. Inside,
+ * FAILED is a failure with c->err's sentence and OUT_OF_MEMORY one without
+ * (both exit 1); GO_ON: the options so far leave nothing to stop for.
+ */
+#define USAGE_ERROR 2
+#define FAILED (-1)
+#define OUT_OF_MEMORY (-2)
+#define GO_ON (-3)
+
+static int usage_error(void)
+{
+	usage(stderr);
+	return USAGE_ERROR;
+}
+
+/*
+ * The configuration a mode reads: --config's or --site's arguments, with
+ * --rule as ib_hostname=, and --rspreload over them. 0, or the exit status.
+ */
+static int load_config(struct hosts_cmd *c)
+{
+	if (c->probe_only && !(c->mode->needs & TAKES_PRELOAD)) {
+		fprintf(stderr, IBNET_PREFIX "--rspreload and --preloaded go with --probe\n");
+		return USAGE_ERROR;
+	}
+	if (c->site && *c->config) {
+		fprintf(stderr, IBNET_PREFIX "--site and --config both give the arguments; use one\n");
+		return USAGE_ERROR;
+	}
+	if (c->site ? ibnet_site_args(process_getenv, NULL, &c->args, &c->site_from, &c->err) < 0
+		    : ibnet_strvec_split(&c->args, c->config, " \t\n") < 0)
+		return c->err.msg[0] ? FAILED : OUT_OF_MEMORY;
+	if (c->rule) {
+		char *kv;
+
+		if (asprintf(&kv, "ib_hostname=%s", c->rule) < 0)
+			return OUT_OF_MEMORY;
+		if (ibnet_strvec_push_owned(&c->args, kv) < 0)
+			return OUT_OF_MEMORY;
+	}
+	if (ibnet_config_parse(&c->cfg, (int)c->args.n, c->args.v, &c->err) < 0) {
+		if (c->site_from)
+			fprintf(stderr, "%s (the spank_ibnet.so line of %s)\n", c->err.msg, c->site_from);
+		else
+			fprintf(stderr, "%s\n", c->err.msg);
+		return 1;
+	}
+	/* Over the site's arguments: the admin's librspreload wins (gaussian-ib-setup --preload). */
+	if (c->rspreload && ibnet_config_override(&c->cfg, "rspreload", c->rspreload, &c->err) < 0) {
+		fprintf(stderr, "%s (--rspreload)\n", c->err.msg);
+		return 1;
+	}
+	if ((c->mode->needs & NEEDS_BUILT) &&
+	    (use_built_library(&c->cfg.rsgate, IBNET_RSGATE_DEFAULT) < 0 ||
+	     use_built_library(&c->cfg.alltoall_lib, IBNET_A2A_DEFAULT) < 0 ||
+	     use_built_library(&c->cfg.tcp_rto_bpf, IBNET_BPF_FLOOR_DEFAULT) < 0))
+		return OUT_OF_MEMORY;
+	return 0;
+}
+
+static int run_map(struct hosts_cmd *c)
+{
+	ibnet_hostlist_lines_to_items(c->operands[0]);
+	return do_map(&c->cfg, c->operands[0], c->expand, c->sep, c->repeat, &c->err);
+}
+
+static int run_check(struct hosts_cmd *c)
+{
+	ibnet_config_print(&c->cfg, stdout);
+	return c->nodelist ? do_check_nodes(&c->cfg, c->nodelist, &c->err) : 0;
+}
+
+static int run_probe(struct hosts_cmd *c)
+{
+	return do_probe(&c->cfg, c->preloaded, &c->err);
+}
+
+static int run_env(struct hosts_cmd *c)
+{
+	struct ibnet_step_inputs in = { .opts = &c->opts, .lookup = process_getenv,
+					.nodelist = c->nodelist, .iface = c->iface };
+
+	return do_env(&c->cfg, &in, c->repeat, &c->err);
+}
+
+/* The configuration is read only for an input with hosts to rename. */
+static int run_linda_input(struct hosts_cmd *c)
+{
+	int rc;
+
+	if (read_all(c->noperands ? c->operands[0] : NULL, &c->input, &c->err) < 0)
+		return FAILED;
+	/* Nothing to rename: pass it through without needing the site's rule. */
+	if (!ibnet_linda_input_has_workers(c->input.s, c->input.len))
+		return fwrite(c->input.s, 1, c->input.len, stdout) == c->input.len ? 0 : 1;
+	if ((rc = load_config(c)) != 0)
+		return rc;
+	return do_linda_input(&c->cfg, &c->input, &c->err);
+}
+
+/*
+ * --linda-workers FILE: does the input have a %LindaWorkers line, by the
+ * rule that renames them (the g16 wrapper asks before it rewrites).
+ * 0 yes, 1 no, 3 unreadable: not 2, every mode's usage error, so that the
+ * wrapper tells an ibnet-hosts without this mode from a file it cannot read.
+ */
+static int run_linda_workers(struct hosts_cmd *c)
+{
+	if (read_all(c->mode_arg, &c->input, &c->err) < 0) {
+		fprintf(stderr, "%s\n", c->err.msg);
+		return 3;
+	}
+	return ibnet_linda_input_has_workers(c->input.s, c->input.len) ? 0 : 1;
+}
+
+static int run_tally(struct hosts_cmd *c)
+{
+	return print_tally(c->mode_arg);
+}
+
+/* The modes; the first, a HOSTLIST alone, is taken when no other is asked. */
+static const struct hosts_mode modes[] = {
+	{ NULL, NEEDS_CONFIG, 1, 1, run_map },
+	{ "check", NEEDS_CONFIG, 0, 0, run_check },
+	{ "probe", NEEDS_CONFIG | NEEDS_BUILT | TAKES_PRELOAD, 0, 0, run_probe },
+	{ "env", NEEDS_CONFIG | NEEDS_BUILT, 0, 0, run_env },
+	{ "linda-input", 0, 0, 1, run_linda_input },
+	{ "linda-workers", ALONE, 0, 0, run_linda_workers },
+	{ "tally", ALONE, 0, 0, run_tally },
+};
+#define MODE_COUNT (sizeof(modes) / sizeof(modes[0]))
+
+static const struct hosts_mode *mode_named(const char *flag)
+{
+	size_t i;
+
+	for (i = 1; i < MODE_COUNT; i++)
+		if (strcmp(modes[i].flag, flag) == 0)
+			return &modes[i];
+	return NULL;
+}
+
+enum { OPT_RULE = 256, OPT_CONFIG, OPT_EXPAND, OPT_MODE, OPT_TRANSPORT, OPT_ORDERED,
+       OPT_NO_ORDERED, OPT_NODELIST, OPT_IFACE, OPT_SEP, OPT_REPEAT, OPT_HELP, OPT_VERSION,
+       OPT_SITE, OPT_RTO, OPT_RSPRELOAD, OPT_PRELOADED };
+
+/* The mode options' names are the modes' flags. */
+static const struct option longopts[] = {
+	{ "rule", required_argument, NULL, OPT_RULE },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "expand", no_argument, NULL, OPT_EXPAND },
+	{ "check", no_argument, NULL, OPT_MODE },
+	{ "probe", no_argument, NULL, OPT_MODE },
+	{ "env", no_argument, NULL, OPT_MODE },
+	{ "transport", required_argument, NULL, OPT_TRANSPORT },
+	{ "ordered-alltoall", no_argument, NULL, OPT_ORDERED },
+	{ "no-ordered-alltoall", no_argument, NULL, OPT_NO_ORDERED },
+	{ "tcp-rto-min", optional_argument, NULL, OPT_RTO },
+	{ "nodelist", required_argument, NULL, OPT_NODELIST },
+	{ "iface", required_argument, NULL, OPT_IFACE },
+	{ "separator", required_argument, NULL, OPT_SEP },
+	{ "repeat", required_argument, NULL, OPT_REPEAT },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "site", no_argument, NULL, OPT_SITE },
+	{ "linda-input", no_argument, NULL, OPT_MODE },
+	{ "linda-workers", required_argument, NULL, OPT_MODE },
+	{ "rspreload", required_argument, NULL, OPT_RSPRELOAD },
+	{ "preloaded", required_argument, NULL, OPT_PRELOADED },
+	{ "tally", required_argument, NULL, OPT_MODE },
+	{ NULL, 0, NULL, 0 }
+};
+
+/*
+ * One option into c; a mode's option adds to asked[]. GO_ON, or the exit
+ * status (a bad value, --help, --version).
+ */
+static int take_option(struct hosts_cmd *c, int opt, const char *name, bool asked[])
+{
+	const struct hosts_mode *mode;
+
+	switch (opt) {
+	case OPT_RULE: c->rule = optarg; break;
+	case OPT_CONFIG: c->config = optarg; break;
+	case OPT_EXPAND: c->expand = true; break;
+	case OPT_MODE:
+		mode = mode_named(name);
+		if (!mode)
+			return usage_error();
+		asked[mode - modes] = true;
+		c->mode_arg = optarg ? optarg : c->mode_arg;
+		break;
+	case OPT_TRANSPORT:
+		if (ibnet_transport_parse(optarg, "--transport", &c->opts.transport, &c->err) < 0) {
+			fprintf(stderr, "%s\n", c->err.msg);
+			return USAGE_ERROR;
+		}
+		c->opts.transport_given = true;
+		break;
+	case OPT_ORDERED:
+	case OPT_NO_ORDERED:
+		c->opts.ordered = opt == OPT_ORDERED;
+		c->opts.alltoall_given = true;
+		break;
+	case OPT_RTO:
+		if (ibnet_options_set_rto(&c->opts, optarg, &c->err) < 0) {
+			fprintf(stderr, "%s\n", c->err.msg);
+			return USAGE_ERROR;
+		}
+		break;
+	case OPT_NODELIST:
+		ibnet_hostlist_lines_to_items(optarg);
+		c->nodelist = optarg;
+		break;
+	case OPT_IFACE: c->iface = optarg; break;
+	case OPT_SEP: c->sep = optarg; break;
+	case OPT_REPEAT:
+		c->repeat = atoi(optarg);
+		if (c->repeat < 1 || c->repeat > 100000) {
+			fprintf(stderr, IBNET_PREFIX "--repeat must be 1..100000, not '%s'\n", optarg);
+			return USAGE_ERROR;
+		}
+		break;
+	case OPT_HELP: usage(stdout); return 0;
+	case OPT_VERSION: puts("ibnet-hosts (spank-ibnet) " IBNET_VERSION); return 0;
+	case OPT_SITE: c->site = true; break;
+	case OPT_RSPRELOAD: c->rspreload = optarg; c->probe_only = true; break;
+	case OPT_PRELOADED: c->preloaded = optarg; c->probe_only = true; break;
+	default: return usage_error();
+	}
+	return GO_ON;
+}
+
+/*
+ * The mode asked for (a HOSTLIST alone if none), with the operands it
+ * takes. An ALONE mode is its option and argument, nothing else: three
+ * words on the command line. 0, or the usage error.
+ */
+static int choose_mode(struct hosts_cmd *c, const bool asked[])
+{
+	size_t i, n = 0;
+
+	c->mode = &modes[0];
+	for (i = 1; i < MODE_COUNT; i++) {
+		if (!asked[i])
+			continue;
+		if (modes[i].needs & ALONE) {
+			c->mode = &modes[i];
+			return c->argc == 3 ? 0 : usage_error();
+		}
+		c->mode = &modes[i];
+		n++;
+	}
+	if (n > 1 || c->noperands < c->mode->min_operands ||
+	    c->noperands > c->mode->max_operands)
+		return usage_error();
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	enum { OPT_RULE = 256, OPT_CONFIG, OPT_EXPAND, OPT_CHECK, OPT_PROBE, OPT_ENV, OPT_TRANSPORT,
-	       OPT_ORDERED, OPT_NO_ORDERED, OPT_NODELIST, OPT_IFACE, OPT_SEP, OPT_REPEAT, OPT_HELP,
-	       OPT_VERSION, OPT_SITE, OPT_LINDA, OPT_RTO, OPT_RSPRELOAD, OPT_PRELOADED,
-	       OPT_TALLY };
-	static const struct option longopts[] = {
-		{ "rule", required_argument, NULL, OPT_RULE },
-		{ "config", required_argument, NULL, OPT_CONFIG },
-		{ "expand", no_argument, NULL, OPT_EXPAND },
-		{ "check", no_argument, NULL, OPT_CHECK },
-		{ "probe", no_argument, NULL, OPT_PROBE },
-		{ "env", no_argument, NULL, OPT_ENV },
-		{ "transport", required_argument, NULL, OPT_TRANSPORT },
-		{ "ordered-alltoall", no_argument, NULL, OPT_ORDERED },
-		{ "no-ordered-alltoall", no_argument, NULL, OPT_NO_ORDERED },
-		{ "tcp-rto-min", optional_argument, NULL, OPT_RTO },
-		{ "nodelist", required_argument, NULL, OPT_NODELIST },
-		{ "iface", required_argument, NULL, OPT_IFACE },
-		{ "separator", required_argument, NULL, OPT_SEP },
-		{ "repeat", required_argument, NULL, OPT_REPEAT },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ "site", no_argument, NULL, OPT_SITE },
-		{ "linda-input", no_argument, NULL, OPT_LINDA },
-		{ "rspreload", required_argument, NULL, OPT_RSPRELOAD },
-		{ "preloaded", required_argument, NULL, OPT_PRELOADED },
-		{ "tally", required_argument, NULL, OPT_TALLY },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct ibnet_err err = { "" };
-	struct ibnet_config cfg;
-	struct ibnet_strvec args = { 0 };
-	struct ibnet_options opts = { 0 };
-	const char *rule = NULL, *config = "", *sep = ",", *iface = NULL, *nodelist = NULL;
-	const char *rspreload = NULL, *preloaded = getenv("LD_PRELOAD"), *tally = NULL;
-	bool probe_only = false;
-	int expand = 0, check = 0, probe = 0, env = 0, repeat = 0, site = 0, linda = 0, c, rc = 1;
-	struct ibnet_buf input = { 0 };
-	char *site_from = NULL;
+	struct hosts_cmd c = { .argc = argc, .config = "", .sep = ",",
+			       .preloaded = getenv("LD_PRELOAD"), .err = { "" } };
+	bool asked[MODE_COUNT] = { false };
+	int opt, idx, rc = GO_ON;
 
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_RULE: rule = optarg; break;
-		case OPT_CONFIG: config = optarg; break;
-		case OPT_EXPAND: expand = 1; break;
-		case OPT_CHECK: check = 1; break;
-		case OPT_PROBE: probe = 1; break;
-		case OPT_ENV: env = 1; break;
-		case OPT_TRANSPORT:
-			if (ibnet_transport_parse(optarg, "--transport", &opts.transport, &err) < 0) {
-				fprintf(stderr, "%s\n", err.msg);
-				return 2;
-			}
-			opts.transport_given = true;
-			break;
-		case OPT_ORDERED:
-		case OPT_NO_ORDERED:
-			opts.ordered = c == OPT_ORDERED;
-			opts.alltoall_given = true;
-			break;
-		case OPT_RTO:
-			if (ibnet_options_set_rto(&opts, optarg, &err) < 0) {
-				fprintf(stderr, "%s\n", err.msg);
-				return 2;
-			}
-			break;
-		case OPT_NODELIST:
-			nodelist_lines_to_items(optarg);
-			nodelist = optarg;
-			break;
-		case OPT_IFACE: iface = optarg; break;
-		case OPT_SEP: sep = optarg; break;
-		case OPT_REPEAT:
-			repeat = atoi(optarg);
-			if (repeat < 1 || repeat > 100000) {
-				fprintf(stderr, IBNET_PREFIX "--repeat must be 1..100000, not '%s'\n", optarg);
-				return 2;
-			}
-			break;
-		case OPT_HELP: usage(stdout); return 0;
-		case OPT_VERSION: puts("ibnet-hosts (spank-ibnet) " IBNET_VERSION); return 0;
-		case OPT_SITE: site = 1; break;
-		case OPT_LINDA: linda = 1; break;
-		case OPT_RSPRELOAD: rspreload = optarg; probe_only = true; break;
-		case OPT_PRELOADED: preloaded = optarg; probe_only = true; break;
-		case OPT_TALLY: tally = optarg; break;
-		default: usage(stderr); return 2;
-		}
-	}
-	if (tally) {
-		if (argc != 3) {
-			usage(stderr);
-			return 2;
-		}
-		return print_tally(tally);
-	}
-	if (linda) {
-		if (env || check || probe || optind + 1 < argc) {
-			usage(stderr);
-			return 2;
-		}
-		if (read_all(optind < argc ? argv[optind] : NULL, &input, &err) < 0) {
-			fprintf(stderr, "%s\n", err.msg);
-			return 1;
-		}
-		/* Nothing to rename: pass it through without needing the site's rule. */
-		if (!ibnet_linda_input_has_workers(input.s, input.len)) {
-			rc = fwrite(input.s, 1, input.len, stdout) == input.len ? 0 : 1;
-			ibnet_buf_free(&input);
-			return rc;
-		}
-	} else if ((env || check || probe) == (optind < argc) ||
-		   (env + check + probe > 1) || (!env && !check && !probe && optind + 1 != argc)) {
-		usage(stderr);
-		return 2;
-	}
-	if (probe_only && !probe) {
-		fprintf(stderr, IBNET_PREFIX "--rspreload and --preloaded go with --probe\n");
-		return 2;
-	}
-	if (site && *config) {
-		fprintf(stderr, IBNET_PREFIX "--site and --config both give the arguments; use one\n");
-		return 2;
-	}
-	if (site ? ibnet_site_args(process_getenv, NULL, &args, &site_from, &err) < 0
-		 : ibnet_strvec_split(&args, config, " \t\n") < 0) {
-		if (!err.msg[0])
-			goto oom;
-		fprintf(stderr, "%s\n", err.msg);
-		ibnet_strvec_free(&args);
-		ibnet_buf_free(&input);
-		return 1;
-	}
-	if (rule) {
-		size_t n = strlen(rule) + sizeof("ib_hostname=");
-		char *kv = malloc(n);
-
-		if (!kv)
-			goto oom;
-		snprintf(kv, n, "ib_hostname=%s", rule);
-		if (ibnet_strvec_push_owned(&args, kv) < 0)
-			goto oom;
-	}
-	if (ibnet_config_parse(&cfg, (int)args.n, args.v, &err) < 0) {
-		if (site_from)
-			fprintf(stderr, "%s (the spank_ibnet.so line of %s)\n", err.msg, site_from);
-		else
-			fprintf(stderr, "%s\n", err.msg);
-		ibnet_strvec_free(&args);
-		ibnet_buf_free(&input);
-		free(site_from);
-		return 1;
-	}
-	free(site_from);
-	/* Over the site's arguments: the admin's librspreload wins (gaussian-ib-setup --preload). */
-	if (rspreload && ibnet_config_override(&cfg, "rspreload", rspreload, &err) < 0) {
-		fprintf(stderr, "%s (--rspreload)\n", err.msg);
-		ibnet_config_free(&cfg);
-		ibnet_strvec_free(&args);
-		return 1;
-	}
-	if ((probe || env) &&
-	    (use_built_library(&cfg.rsgate, IBNET_RSGATE_DEFAULT) < 0 ||
-	     use_built_library(&cfg.alltoall_lib, IBNET_A2A_DEFAULT) < 0))
-		goto oom;
-	if (linda) {
-		rc = do_linda_input(&cfg, &input, &err);
-		ibnet_buf_free(&input);
-	} else if (check) {
-		rc = do_check(&cfg);
-		if (rc == 0 && nodelist)
-			rc = do_check_nodes(&cfg, nodelist, &err);
-	} else if (probe)
-		rc = do_probe(&cfg, preloaded, &err);
-	else if (env) {
-		struct ibnet_step_inputs in = { .opts = &opts, .lookup = process_getenv,
-						.nodelist = nodelist, .iface = iface };
-
-		rc = do_env(&cfg, &in, repeat, &err);
-	} else {
-		nodelist_lines_to_items(argv[optind]);
-		rc = do_map(&cfg, argv[optind], expand, sep, repeat, &err);
-	}
-	if (rc < 0)
-		fprintf(stderr, "%s\n", err.msg);
-	ibnet_config_free(&cfg);
-	ibnet_strvec_free(&args);
-	return rc < 0 ? 1 : 0;
-oom:
-	fprintf(stderr, IBNET_PREFIX "out of memory\n");
-	ibnet_strvec_free(&args);
-	return 1;
+	while (rc == GO_ON && (opt = getopt_long(argc, argv, "", longopts, &idx)) != -1)
+		rc = take_option(&c, opt, opt == OPT_MODE ? longopts[idx].name : NULL, asked);
+	if (rc != GO_ON)
+		return rc;
+	c.operands = argv + optind;
+	c.noperands = argc - optind;
+	if (choose_mode(&c, asked) != 0)
+		return USAGE_ERROR;
+	rc = c.mode->needs & NEEDS_CONFIG ? load_config(&c) : 0;
+	if (rc == 0)
+		rc = c.mode->run(&c);
+	if (rc == FAILED)
+		fprintf(stderr, "%s\n", c.err.msg);
+	else if (rc == OUT_OF_MEMORY)
+		fprintf(stderr, IBNET_PREFIX "out of memory\n");
+	hosts_cmd_free(&c);
+	return rc < 0 ? 1 : rc;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ibnet_job.h - one job step as the decisions see it: what it asked for,
- * and what this node has for it.
+ * its nodes (ibnet_job_nodelist, in ibnet_job.c), and what this node has
+ * for it.
  *
  * ibnet_step_plan (ibnet_step.c) makes the one a step is planned with. It
  * hands the struct to ibnet_request_resolve (the request and its sources),
@@ -15,8 +16,10 @@
 #define IBNET_JOB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "ibnet_config.h"
+#include "ibnet_floor_tier.h"
 
 /* Returns the job's value of name, or NULL if unset. */
 typedef const char *(*ibnet_env_lookup_fn)(void *ctx, const char *name);
@@ -45,9 +48,27 @@ struct ibnet_job {
 					   this node and the step wants it */
 	bool paced_build[IBNET_A2A_ABI_COUNT];	/* a paced step's: which per-MPI builds
 						   (ibnet_a2a_builds) are beside alltoall_path */
+	/* The tier chosen already, by a caller that can start it (the plugin, as
+	   root, before the plan); NULL: ibnet_probe_job checks the tiers itself. */
+	const struct ibnet_floor_choice *floor_chosen;
+	enum ibnet_floor_tier tcp_rto_tier;	/* how the floor reaches the sockets */
 	unsigned long tcp_rto_floor_us;	/* what this node's kernel took; 0: none */
-	char tcp_rto_why_not[200];	/* asked but not applied: why, for the log line */
+	char tcp_rto_why_not[512];	/* asked but not applied: why, for the log line */
 };
+
+/*
+ * The job's nodes, as a hostlist: SLURM_JOB_NODELIST, or for a
+ * heterogeneous job (SLURM_HET_SIZE) every component's
+ * SLURM_JOB_NODELIST_HET_GROUP_<i> joined, since a batch step sees only
+ * component 0 in SLURM_JOB_NODELIST. *out is malloc'd, or NULL if the job
+ * has no node list. *max is how many nodes the job has (SLURM_JOB_NUM_NODES,
+ * or the components' sum), 0 if Slurm did not say: the list may not name
+ * more (nor more than IBNET_JOB_HOSTS_MAX), so its cost grows with the job.
+ * Heterogeneous variables that are not as Slurm writes them are not taken,
+ * and note says so in a sentence for the log line (else it is empty).
+ */
+int ibnet_job_nodelist(ibnet_env_lookup_fn lookup, void *ctx, char **out, unsigned long *max,
+		       char *note, size_t note_len, struct ibnet_err *err);
 
 /* Did the step ask for an ordered all-to-all (paced or pairwise)? */
 static inline bool ibnet_job_ordered(const struct ibnet_job *job)

@@ -11,20 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void ibnet_env_plan_free(struct ibnet_env_plan *plan)
-{
-	size_t i;
-
-	for (i = 0; i < plan->n; i++) {
-		free(plan->ops[i].name);
-		free(plan->ops[i].value);
-	}
-	free(plan->ops);
-	ibnet_strvec_free(&plan->too_long);
-	ibnet_strvec_free(&plan->notes);
-	memset(plan, 0, sizeof(*plan));
-}
-
 static struct ibnet_env_op *find_op(struct planner *pl, const char *name)
 {
 	size_t i;

@@ -1,17 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * ibnet_planner.h - inside the environment plan (not for the SPANK layer).
+ * ibnet_planner.h - inside the environment plan (not for the SPANK layer):
+ * the planner every part writes through, and the list of the parts.
  *
  * A plan is an overlay on the job's environment: each part reads the value
  * a variable would have after the parts before it (planner_get), and writes
  * through the ownership rules of ibnet_env.h (planner_set_managed,
- * planner_set_changed), which ibnet_planner.c alone implements. The parts,
- * in the order ibnet_env_plan_build runs them, each in its own file:
- *   plan_alltoall_scheme   which all-to-all the step gets   ibnet_env_alltoall.c
- *   plan_mpi_vars          each MPI's variables              ibnet_env_mpi.c
- *   plan_rto_floor         the TCP retransmission floor      ibnet_env_alltoall.c
- *   plan_preload           LD_PRELOAD                        ibnet_env_preload.c
- *   plan_alltoall_settings the paced scheme's settings       ibnet_env_alltoall.c
+ * planner_set_changed), which ibnet_planner.c alone implements.
+ *
+ * Every part of a step's plan, in the order ibnet_env_plan_build
+ * (ibnet_env.c) runs them, and the file that holds each; a part outside
+ * ibnet_env.c is declared in the header of its file
+ * (tests/unit/source-layout.bats checks this list against ibnet_env.c):
+ *   planner_undo_previous  what an earlier step set, where the job   ibnet_planner.c
+ *                          has not changed it since
+ *   (bookkeeping)          SLURM_IBNET_TRANSPORT,                     ibnet_env.c
+ *                          SLURM_IBNET_NEEDS_INFINIBAND
+ *   plan_alltoall_scheme   which all-to-all the step gets; then       ibnet_env_alltoall.c
+ *                          SLURM_IBNET_ALLTOALL says it
+ *   plan_hosts             SLURM_IBNET_HOSTS                          ibnet_env.c
+ *   plan_mpi_vars          each MPI's variables                       ibnet_env_mpi.c
+ *   plan_rto_floor         the TCP retransmission floor               ibnet_env_alltoall.c
+ *   plan_preload           LD_PRELOAD                                 ibnet_preload.c
+ *   plan_alltoall_settings the paced scheme's settings                ibnet_env_alltoall.c
+ *   plan_rsocket_programs  SLURM_IBNET_RSOCKET_PROGRAMS               ibnet_env.c
+ *   plan_wdef              GAUSS_WDEF, Linda's workers                ibnet_env.c
+ *   planner_finish         SLURM_IBNET_MANAGED                        ibnet_planner.c
  */
 #ifndef IBNET_PLANNER_H
 #define IBNET_PLANNER_H
@@ -59,15 +73,5 @@ bool planner_fits(const char *name, const char *value);
 void planner_undo_previous(struct planner *pl);
 /* SLURM_IBNET_MANAGED for this plan. */
 void planner_finish(struct planner *pl);
-
-enum ibnet_a2a_scheme plan_alltoall_scheme(struct planner *pl, const struct ibnet_config *cfg,
-					   const struct ibnet_job *job);
-void plan_mpi_vars(struct planner *pl, const struct ibnet_config *cfg,
-		   const struct ibnet_job *job, enum ibnet_a2a_scheme scheme);
-int plan_rto_floor(struct planner *pl, const struct ibnet_config *cfg,
-		   const struct ibnet_job *job, bool *floor, struct ibnet_err *err);
-void plan_preload(struct planner *pl, const struct ibnet_job *job, bool job_preload);
-int plan_alltoall_settings(struct planner *pl, const struct ibnet_config *cfg,
-			   enum ibnet_transport transport, struct ibnet_err *err);
 
 #endif

@@ -7,7 +7,8 @@
  * (paced all-to-all, TCP floor) first, so that its socket() sees every
  * socket and passes each on down the chain; for rsocket the gate before
  * librspreload (its socket() decides). The plugin and linda-rsockets (through
- * ibnet-hosts --probe's ld_preload=) both compose it here.
+ * ibnet-hosts --probe's ld_preload=) both compose it here; plan_preload is
+ * its part of a step's plan (ibnet_planner.h lists every part).
  */
 #ifndef IBNET_PRELOAD_H
 #define IBNET_PRELOAD_H
@@ -16,6 +17,8 @@
 #include <stddef.h>
 
 #include "ibnet_job.h"
+
+struct planner;		/* ibnet_planner.h: the plan's inside, not for ibnet-hosts */
 
 /* LD_PRELOAD's entries into list. -1 when out of memory. */
 int ibnet_preload_split(struct ibnet_strvec *list, const char *ld_preload);
@@ -35,5 +38,8 @@ size_t ibnet_preload_ours(const struct ibnet_job *job, bool job_preload, const c
  * there is nothing at all. -1 when out of memory.
  */
 int ibnet_preload_compose(const char *cur, const char *const *ours, size_t n, char **out);
+
+/* The step's LD_PRELOAD: ours for this step (job_preload: the job preload too), by this rule. */
+void plan_preload(struct planner *pl, const struct ibnet_job *job, bool job_preload);
 
 #endif

@@ -4,6 +4,7 @@
  * and its per-MPI builds, interfaces.
  */
 #include "ibnet_probe.h"
+#include "ibnet_floor_tier.h"
 #include "ibnet_job.h"
 #include "rspreload_calls.h"
 
@@ -263,11 +264,14 @@ int ibnet_probe_job(const struct ibnet_config *cfg, struct ibnet_job *job, struc
 	bool paced = job->alltoall == IBNET_ALLTOALL_PACED;
 
 	/*
-	 * The job preload (paced all-to-all, TCP floor), if installed here;
-	 * else the planner notes the fallback. The floor also needs the kernel's
-	 * socket option: without it the step runs, and its log line says why.
+	 * The job preload (paced all-to-all, the floor's socket-option tier), if
+	 * installed here; else the planner notes the fallback. The floor's tier
+	 * is the caller's choice if it made one (the plugin, which could start
+	 * the BPF tier as root), else checked here; without any, the step runs,
+	 * and its log line says why.
 	 */
 	job->alltoall_path = NULL;
+	job->tcp_rto_tier = IBNET_FLOOR_NONE;
 	job->tcp_rto_floor_us = 0;
 	job->tcp_rto_why_not[0] = '\0';
 	memset(job->paced_build, 0, sizeof(job->paced_build));
@@ -275,18 +279,35 @@ int ibnet_probe_job(const struct ibnet_config *cfg, struct ibnet_job *job, struc
 		job->alltoall_path = ibnet_probe_alltoall(cfg);
 	if (paced && job->alltoall_path)
 		ibnet_probe_paced_builds(job->alltoall_path, job->paced_build);
-	if (job->tcp_rto_min_us && !job->alltoall_path)
-		snprintf(job->tcp_rto_why_not, sizeof(job->tcp_rto_why_not), "its preload %s is not "
-			 "on this node, or not readable by every user", cfg->alltoall_lib ? cfg->alltoall_lib : "(alltoall_lib=none)");
-	else if (job->tcp_rto_min_us)
-		ibnet_probe_rto_floor(job->tcp_rto_min_us, &job->tcp_rto_floor_us,
-				      job->tcp_rto_why_not, sizeof(job->tcp_rto_why_not));
+	if (job->tcp_rto_min_us) {
+		struct ibnet_floor_choice checked;
+		const struct ibnet_floor_choice *c = job->floor_chosen;
+
+		if (!c) {
+			ibnet_floor_choose(job->tcp_rto_min_us, cfg->tcp_rto_bpf, NULL, NULL, &checked,
+					   NULL, 0);
+			c = &checked;
+		}
+		job->tcp_rto_tier = c->tier;
+		job->tcp_rto_floor_us = c->floor_us;
+		snprintf(job->tcp_rto_why_not, sizeof(job->tcp_rto_why_not), "%s", c->why_not);
+		/* The socket option is set by the preload: without it, no floor. */
+		if (c->tier == IBNET_FLOOR_SOCKOPT && !job->alltoall_path) {
+			job->tcp_rto_tier = IBNET_FLOOR_NONE;
+			job->tcp_rto_floor_us = 0;
+			snprintf(job->tcp_rto_why_not, sizeof(job->tcp_rto_why_not), "its preload %s "
+				 "is not on this node, or not readable by every user",
+				 cfg->alltoall_lib ? cfg->alltoall_lib : "(alltoall_lib=none)");
+		}
+	}
 	if (job->transport == IBNET_NONE)
 		return 0;
 	snprintf(why, sizeof(why), "--transport=%s", ibnet_transport_name(job->transport));
 	if (!job->iface) {
-		if (ibnet_probe_iface(job->transport == IBNET_TCP ? cfg->eth_iface : cfg->ib_iface,
-				      why, job->iface_found, err) < 0)
+		const char *ifaces = ibnet_transport_needs_ib(job->transport) ? cfg->ib_iface :
+				     cfg->eth_iface;
+
+		if (ibnet_probe_iface(ifaces, why, job->iface_found, err) < 0)
 			return -1;
 		job->iface = job->iface_found;
 	}

@@ -63,28 +63,17 @@ bool ibnet_request_explicit(const struct ibnet_options *opts, ibnet_env_lookup_f
 /*
  * What sbatch, srun and salloc put in the job control environment for the
  * scheduler: job_submit.lua reads it as job_desc.spank_job_env, prolog and
- * epilog as SPANK_IBNET_TRANSPORT and SPANK_IBNET_ALLTOALL. A job that asks
- * for nothing (transport none, default all-to-all) records nothing. Fills
- * vars[] with name/value pairs and returns how many (0..2).
+ * epilog as SPANK_IBNET_TRANSPORT, SPANK_IBNET_ALLTOALL and
+ * SPANK_IBNET_NEEDS_INFINIBAND. A job that asks for nothing (transport none,
+ * default all-to-all) records nothing. Fills vars[] with name/value pairs
+ * and returns how many (0..IBNET_CONTROL_VARS_MAX).
  */
 struct ibnet_control_var {
 	const char *name;
 	const char *value;
 };
-size_t ibnet_request_control_env(const struct ibnet_job *job, struct ibnet_control_var vars[2]);
-
-/*
- * The job's nodes, as a hostlist: SLURM_JOB_NODELIST, or for a
- * heterogeneous job (SLURM_HET_SIZE) every component's
- * SLURM_JOB_NODELIST_HET_GROUP_<i> joined, since a batch step sees only
- * component 0 in SLURM_JOB_NODELIST. *out is malloc'd, or NULL if the job
- * has no node list. *max is how many nodes the job has (SLURM_JOB_NUM_NODES,
- * or the components' sum), 0 if Slurm did not say: the list may not name
- * more (nor more than IBNET_JOB_HOSTS_MAX), so its cost grows with the job.
- * Heterogeneous variables that are not as Slurm writes them are not taken,
- * and note says so in a sentence for the log line (else it is empty).
- */
-int ibnet_job_nodelist(ibnet_env_lookup_fn lookup, void *ctx, char **out, unsigned long *max,
-		       char *note, size_t note_len, struct ibnet_err *err);
+#define IBNET_CONTROL_VARS_MAX 3
+size_t ibnet_request_control_env(const struct ibnet_job *job,
+				 struct ibnet_control_var vars[IBNET_CONTROL_VARS_MAX]);
 
 #endif

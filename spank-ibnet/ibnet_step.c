@@ -20,6 +20,7 @@ int ibnet_step_plan(const struct ibnet_config *cfg, const struct ibnet_step_inpu
 	/* An interface given is the node's; a step asking for no network has none. */
 	if (in->iface && job->transport != IBNET_NONE)
 		job->iface = in->iface;
+	job->floor_chosen = in->floor_chosen;
 	if (ibnet_probe_job(cfg, job, err) < 0)
 		goto refused;
 	if (in->nodelist) {

@@ -26,6 +26,9 @@ struct ibnet_step_inputs {
 	void *ctx;
 	const char *nodelist;		/* the job's nodes as given; NULL: from the environment */
 	const char *iface;		/* the node's interface as given; NULL: probe this node */
+	/* The floor's tier, chosen (and for bpf started) by the plugin as root;
+	   NULL: the probe checks the tiers (ibnet-hosts) */
+	const struct ibnet_floor_choice *floor_chosen;
 };
 
 struct ibnet_step {

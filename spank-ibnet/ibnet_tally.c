@@ -197,10 +197,12 @@ static void read_dir(struct ibnet_tally *t, int dirfd)
 				break;	/* bounded: the count says "at least" */
 			continue;
 		}
-		if (add_file(t, dirfd, e->d_name) == 0)
-			t->files++;
-		else
+		if (add_file(t, dirfd, e->d_name) < 0)
 			t->skipped++;
+		else if (!strncmp(e->d_name, IBNET_TALLY_FLOOR_FILE, strlen(IBNET_TALLY_FLOOR_FILE)))
+			t->floor_files++;
+		else
+			t->files++;
 	}
 	closedir(dir);
 }
@@ -328,6 +330,24 @@ static int row_order(const void *a, const void *b)
 	return c ? c : strcmp(x->route, y->route);
 }
 
+void ibnet_tally_floor(const struct ibnet_tally *t, unsigned long *sockets,
+		       unsigned long *timeouts, unsigned long *retransmitted)
+{
+	int i;
+
+	*sockets = *timeouts = *retransmitted = 0;
+	for (i = 0; i < t->rows; i++) {
+		if (strcmp(t->row[i].kind, IBNET_TALLY_FLOOR_KIND))
+			continue;
+		if (!strcmp(t->row[i].route, "sockets"))
+			*sockets = t->row[i].count;
+		else if (!strcmp(t->row[i].route, "timeouts"))
+			*timeouts = t->row[i].count;
+		else if (!strcmp(t->row[i].route, "retransmitted"))
+			*retransmitted = t->row[i].count;
+	}
+}
+
 void ibnet_tally_describe(const struct ibnet_tally *tally, char *buf, size_t len)
 {
 	struct ibnet_tally sorted = *tally, *t = &sorted;
@@ -342,6 +362,8 @@ void ibnet_tally_describe(const struct ibnet_tally *tally, char *buf, size_t len
 	for (i = 0; i < t->rows; i++) {
 		unsigned long total = 0, paced = 0, nodes = 0;
 
+		if (!strcmp(t->row[i].kind, IBNET_TALLY_FLOOR_KIND))	/* not calls */
+			continue;
 		for (j = 0; j < i; j++)	/* each kind once, where first seen */
 			if (!strcmp(t->row[j].kind, t->row[i].kind))
 				break;

@@ -2,7 +2,7 @@
 /*
  * ibnet_tally.h - what a paced step's processes did with their all-to-all
  * calls, summed for the node's log line (IBNET_A2A_ENV_TALLY in
- * alltoall/ibnet_a2a_settings.h says who writes what). No Slurm here: the
+ * contract/ibnet_a2a_settings.h says who writes what). No Slurm here: the
  * plugin calls it at the step's end, ibnet-hosts --tally reads a directory
  * the same way for tests and for an admin.
  */
@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+
+#include "ibnet_a2a_settings.h"	/* contract/: the tally's format */
 
 #define IBNET_TALLY_ROWS 32	/* distinct (call kind, route) pairs kept */
 #define IBNET_TALLY_NAME 64
@@ -26,7 +28,8 @@ struct ibnet_tally_row {
 struct ibnet_tally {
 	struct ibnet_tally_row row[IBNET_TALLY_ROWS];
 	int rows;
-	unsigned files;		/* processes that left a file with counts */
+	unsigned files;		/* processes that left a file with all-to-all counts */
+	unsigned floor_files;	/* processes that left a file of their floored sockets (tcp.*) */
 	unsigned skipped;	/* entries that were not a plain file of valid lines */
 	unsigned unread;	/* entries past IBNET_TALLY_MAX_READ */
 	unsigned left;		/* entries not removed (not the user's own, or past a bound) */
@@ -44,6 +47,19 @@ struct ibnet_tally_dir {
 	ino_t ino;
 	uid_t uid;
 };
+
+/*
+ * The job preload's retransmission floor writes its sums as rows of this
+ * kind (alltoall/ibnet_tcp_floor.c), in files named tcp.*: "floor\tsockets\tN",
+ * "floor\ttimeouts\tN", "floor\tretransmitted\tN". They are not calls: the
+ * all-to-all line leaves them out, ibnet_tally_floor sums them.
+ */
+#define IBNET_TALLY_FLOOR_KIND IBNET_A2A_TALLY_FLOOR_KIND
+#define IBNET_TALLY_FLOOR_FILE IBNET_A2A_TALLY_FLOOR
+
+/* The floor's rows: sockets given it, timeouts and segments retransmitted on them. */
+void ibnet_tally_floor(const struct ibnet_tally *t, unsigned long *sockets,
+		       unsigned long *timeouts, unsigned long *retransmitted);
 
 /* Add one "KIND\tROUTE\tCOUNT" line; -1 if it is not one. */
 int ibnet_tally_add_line(struct ibnet_tally *t, const char *line);

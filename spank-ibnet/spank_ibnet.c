@@ -26,7 +26,13 @@
  *     once per step and node and logs the decision; task_init applies the
  *     plan to the batch script and every task, or fails the task with the
  *     reason, which the user sees.
- *   slurmd, prolog/epilog: nothing; a bad argument must never stop slurmd.
+ *   slurmstepd as root: init_post_opt chooses the step's TCP floor tier and
+ *     starts the BPF tier (ibnet_floor_tier.c, ibnet_bpf_floor.c) if the step
+ *     asks for a floor, task_post_fork moves each task into its cgroup before
+ *     the task execs, exit logs what the step's sockets met and removes it.
+ *   job epilog (root): the BPF tier's cgroups a killed slurmstepd left are
+ *     removed; it never fails (a failed epilog drains the node).
+ *   slurmd, prolog: nothing; a bad argument must never stop slurmd.
  */
 #include <slurm/spank.h>
 #include <stdio.h>
@@ -35,7 +41,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ibnet_bpf_floor.h"
 #include "ibnet_config.h"
+#include "ibnet_floor_tier.h"
 #include "ibnet_request.h"
 #include "ibnet_step.h"
 #include "ibnet_tally.h"
@@ -70,6 +78,14 @@ static bool step_planned;
 static struct ibnet_err step_err;
 /* A paced step's tally directory (IBNET_A2A_ENV_TALLY), made in user_init. */
 static struct ibnet_tally_dir tally_dir;
+/*
+ * The step's retransmission floor tier, chosen as root in init_post_opt
+ * (the BPF tier must be started there: user_init runs as the user); the
+ * BPF tier's program, attached until exit.
+ */
+static struct ibnet_floor_choice floor_choice;
+static bool floor_chosen;
+static struct ibnet_bpf_floor bpf_floor;
 
 /*
  * A line for the node's log, at most IBNET_LOG_LINE_MAX bytes (what the job
@@ -218,7 +234,7 @@ static const char *job_getenv(void *ctx, const char *name)
  */
 static void record_for_scheduler(spank_t sp, const struct ibnet_job *job)
 {
-	struct ibnet_control_var vars[2];
+	struct ibnet_control_var vars[IBNET_CONTROL_VARS_MAX];
 	size_t i, n = ibnet_request_control_env(job, vars);
 
 	for (i = 0; i < n; i++) {
@@ -230,21 +246,85 @@ static void record_for_scheduler(spank_t sp, const struct ibnet_job *job)
 	}
 }
 
+static void step_name(spank_t sp, char *buf, size_t len);
+
+/* The step's cgroup name for the BPF tier: job_12.step_0.c1-4, job_12.step_batch.c1-4. */
+static int floor_cgroup_name(spank_t sp, char *buf, size_t len)
+{
+	uint32_t job_id = 0, step_id = 0;
+	char step[16], host[256] = "";
+
+	if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS)
+		return -1;
+	if (step_id == 0xfffffffb)		/* SLURM_BATCH_SCRIPT */
+		snprintf(step, sizeof(step), "batch");
+	else if (step_id == 0xfffffffc)		/* SLURM_EXTERN_CONT */
+		snprintf(step, sizeof(step), "extern");
+	else if (step_id == 0xfffffffa)		/* SLURM_INTERACTIVE_STEP */
+		snprintf(step, sizeof(step), "interactive");
+	else
+		snprintf(step, sizeof(step), "%u", step_id);
+	if (gethostname(host, sizeof(host) - 1) < 0)
+		host[0] = '\0';
+	return ibnet_bpf_floor_name(buf, len, job_id, step, host);
+}
+
+/*
+ * slurmstepd, as root, before user_init plans the step: a step that asks for
+ * a floor gets its tier chosen here, where the BPF tier can be started
+ * (loaded, its cgroup made, attached); the plan takes the choice. A step
+ * that asks for no floor is untouched: no cgroup, no program.
+ */
+static void start_floor(spank_t sp, const struct ibnet_job *job)
+{
+	char cgroup[64] = "", swept[512], name[128];
+
+	if (!job->tcp_rto_min_us)
+		return;
+	if (floor_cgroup_name(sp, cgroup, sizeof(cgroup)) < 0)
+		cgroup[0] = '\0';
+	ibnet_floor_choose(job->tcp_rto_min_us, cfg.tcp_rto_bpf, &bpf_floor, cgroup,
+			   &floor_choice, swept, sizeof(swept));
+	floor_chosen = true;
+	step_name(sp, name, sizeof(name));
+	if (bpf_floor.link)	/* which cgroup holds the floor: an admin's first question */
+		LOG_CAPPED(slurm_info, IBNET_PREFIX "%s: TCP retransmission floor by BPF on %s "
+			   "cgroup %s", name, bpf_floor.slurms ? "Slurm's step" : "the plugin's own",
+			   bpf_floor.cgroup);
+	if (swept[0])
+		LOG_CAPPED(slurm_info, IBNET_PREFIX "%s: removed the empty cgroups of ended steps "
+			   "(their slurmstepd was killed): %s", name, swept);
+}
+
+/*
+ * The one place the SPANK layer resolves a request on its own: locally, to
+ * refuse a bad one before the job is queued; remotely (root, before
+ * user_init), to know whether the step asks for a floor. A remote request
+ * that does not resolve is refused in user_init, with its sentence.
+ */
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
 	struct ibnet_err err = { "" };
 	struct ibnet_job job = { 0 };
+	bool remote = spank_remote(sp);
+	char **env = NULL;
 
 	(void)ac;
 	(void)av;
-	if (!cfg_loaded || spank_remote(sp))
+	if (!cfg_loaded || (remote && spank_get_item(sp, S_JOB_ENV, &env) != ESPANK_SUCCESS))
 		return 0;
-	/* Check the user's defaults here, before anything is queued. */
-	if (ibnet_request_resolve(&cfg, &opts, process_getenv, NULL, &job, &err) < 0) {
+	if (ibnet_request_resolve(&cfg, &opts, remote ? job_getenv : process_getenv, env, &job,
+				  &err) < 0) {
+		if (remote)
+			return 0;
 		LOG_CAPPED(slurm_error, "%s", err.msg);
 		return -1;
 	}
-	record_for_scheduler(sp, &job);
+	if (remote)
+		start_floor(sp, &job);
+	else
+		record_for_scheduler(sp, &job);
 	return 0;
 }
 
@@ -323,6 +403,7 @@ static void plan_step(spank_t sp)
 		goto refused;
 	}
 	in.ctx = env;
+	in.floor_chosen = floor_chosen ? &floor_choice : NULL;
 	if (ibnet_step_plan(&cfg, &in, &step, &step_err) < 0)
 		goto refused;
 	step_planned = true;
@@ -350,12 +431,18 @@ refused:
  */
 #define TALLY_TEMPLATE "/tmp/spank-ibnet-tally."
 
+/* The step's floor is the job preload's (it counts its sockets into the tally). */
+static bool sockopt_floor(void)
+{
+	return floor_chosen && floor_choice.tier == IBNET_FLOOR_SOCKOPT;
+}
+
 static void make_tally_dir(spank_t sp)
 {
 	const char *had;
 	char **env = NULL;
 
-	if (!step_planned || step.job.alltoall != IBNET_ALLTOALL_PACED)
+	if (!step_planned || (step.job.alltoall != IBNET_ALLTOALL_PACED && !sockopt_floor()))
 		return;
 	if (spank_get_item(sp, S_JOB_ENV, &env) == ESPANK_SUCCESS &&
 	    (had = job_getenv(env, IBNET_A2A_ENV_TALLY)) &&
@@ -385,9 +472,27 @@ static void log_tally(spank_t sp)
 	if (!tally_dir.path[0])
 		return;
 	step_name(sp, name, sizeof(name));
-	if (ibnet_tally_collect(&tally, &tally_dir, line, sizeof(line)) < 0)
+	if (ibnet_tally_collect(&tally, &tally_dir, line, sizeof(line)) < 0) {
 		LOG_CAPPED(slurm_error, IBNET_PREFIX "%s: %s", name, line);
-	else {
+		tally_dir.path[0] = '\0';
+		return;
+	}
+	/* The socket option's counts, in the BPF tier's words (stop_floor). */
+	if (sockopt_floor()) {
+		unsigned long sockets, timeouts, retransmitted;
+
+		ibnet_tally_floor(&tally, &sockets, &timeouts, &retransmitted);
+		if (tally.floor_files)
+			ibnet_floor_counts_line(line, sizeof(line), floor_choice.floor_us,
+						IBNET_FLOOR_SOCKOPT, sockets, timeouts,
+						retransmitted);
+		else
+			snprintf(line, sizeof(line), "TCP retransmission floor %lu us (socket "
+				 "option): no process reported its sockets (none made a TCP "
+				 "socket, or it did not load the job preload)", floor_choice.floor_us);
+		LOG_CAPPED(slurm_info, IBNET_PREFIX "%s: %s", name, line);
+	}
+	if (step.job.alltoall == IBNET_ALLTOALL_PACED) {
 		ibnet_tally_log_line(&tally, tally_dir.path, line, sizeof(line));
 		LOG_CAPPED(slurm_info, IBNET_PREFIX "%s: %s", name, line);
 	}
@@ -419,12 +524,88 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	return apply_plan(sp, &step.plan);
 }
 
+/*
+ * slurmstepd, as root, once per task, before the task may exec: the BPF
+ * tier's cgroup takes the task, so every socket it and its children make is
+ * the step's. A task that cannot be moved runs without the floor, logged.
+ */
+int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
+{
+	char why[300];
+	pid_t pid = 0;
+
+	(void)ac;
+	(void)av;
+	if (!spank_remote(sp) || !bpf_floor.link)
+		return 0;
+	if (spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS)
+		snprintf(why, sizeof(why), "its process id is not known");
+	else if (ibnet_bpf_floor_add_pid(&bpf_floor, pid, why, sizeof(why)) == 0)
+		return 0;
+	LOG_CAPPED(slurm_error, IBNET_PREFIX "a task of this step runs without the TCP "
+		   "retransmission floor: %s", why);
+	return 0;
+}
+
+/*
+ * The BPF tier at the step's end: what the step's sockets met, for the
+ * node's log line; then detached and its cgroup removed. (A slurmstepd
+ * killed before this closes the link's descriptor by dying, which detaches
+ * the program; its cgroup goes in the job's epilog, below.)
+ */
+static void stop_floor(spank_t sp)
+{
+	struct ibnet_bpf_floor_counts c;
+	char name[128], note[512], line[256];
+
+	if (!bpf_floor.link)
+		return;
+	step_name(sp, name, sizeof(name));
+	if (ibnet_bpf_floor_read(&bpf_floor, &c) == 0) {
+		ibnet_floor_counts_line(line, sizeof(line), bpf_floor.floor_us, IBNET_FLOOR_BPF,
+					c.floored, c.rto, c.retrans);
+		LOG_CAPPED(slurm_info, IBNET_PREFIX "%s: %s%s", name, line,
+			   c.refused ? " (refused on some sockets)" : "");
+	}
+	ibnet_bpf_floor_stop(&bpf_floor, note, sizeof(note));
+	if (note[0])
+		LOG_CAPPED(slurm_info, IBNET_PREFIX "%s: %s", name, note);
+}
+
+/*
+ * The job's end on this node (slurmd's epilog, root): the BPF tier's
+ * cgroups of the job's steps whose slurmstepd was killed (no exit callback
+ * ran), with any task that outlived it moved out; their programs went with
+ * the killed slurmstepd. A step that ended normally left none. Never fails:
+ * a failed epilog drains the node.
+ */
+int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
+{
+	char mount[PATH_MAX], why[300], note[512], host[256] = "";
+	uint32_t job_id = 0;
+
+	(void)ac;
+	(void)av;
+	if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS ||
+	    ibnet_bpf_floor_find_mount(mount, sizeof(mount), why, sizeof(why)) < 0)
+		return 0;
+	if (gethostname(host, sizeof(host) - 1) < 0)
+		host[0] = '\0';
+	if (ibnet_bpf_floor_sweep_job(mount, job_id, host, note, sizeof(note)) > 0 || note[0])
+		LOG_CAPPED(slurm_info, IBNET_PREFIX "job %u: the TCP retransmission floor's cgroups "
+			   "of steps whose slurmstepd was killed: %s", job_id, note);
+	return 0;
+}
+
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	(void)ac;
 	(void)av;
-	if (spank_remote(sp))
+	if (spank_remote(sp)) {
 		log_tally(sp);
+		stop_floor(sp);
+	}
+	floor_chosen = false;
 	if (step_planned)
 		ibnet_step_free(&step);
 	step_planned = false;

@@ -1,20 +1,48 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The test builds (included by the Makefile): the C layer under ASan/UBSan,
-# the libFuzzer harnesses, and the small programs the tests run. Nothing here
-# is installed.
+# The test builds and the test targets (included by the Makefile): the C
+# layer under ASan/UBSan, the libFuzzer harnesses, and the small programs the
+# tests run. Nothing here is installed.
 
-.PHONY: test-builds asan fuzz-build fuzz programs
-test-builds: asan programs bench-programs fuzz-build
+.PHONY: test-builds asan fuzz-build fuzz programs unit-test cluster-test test test-matrix
+# Each part whose compiler is here (mk/optional.mk says once what is left
+# out, and why); $(B)/tests/left-out records it for the tests (needs, in
+# tests/helpers/common.bash).
+test-builds: asan programs bench-programs $(if $(TEST_GAP_clang),,fuzz-build)
+programs bench-programs fuzz-build: $(B)/tests/left-out
+$(B)/tests/left-out: FORCE
+	@mkdir -p $(@D) && : > $@ $(foreach p,$(TEST_LEFT_OUT),&& echo '$(p): $(TEST_GAP_$(p))' >> $@)
+	$(if $(and $(filter 1,$(IBNET_REQUIRE_ALL)),$(TEST_LEFT_OUT)),@echo 'spank-ibnet: $(TEST_LEFT_OUT_SAID): CI=true or IBNET_REQUIRE_ALL=1 requires every part' >&2; exit 1)
+
+# The test targets.
+unit-test: all test-builds
+	bats --tap --timing tests/unit
+
+cluster-test: all programs bench-programs
+	bats --tap --timing tests/cluster
+
+# Every test: unit layer first, then real jobs on the test cluster.
+test: deps
+	$(MAKE) all test-builds
+	bats --tap --timing tests/unit tests/cluster
+
+# Every test on every stack, one after the other (their clusters could run side
+# by side, each stack in namespaces of its own, as .ci/run does; one after the
+# other is gentler on a 2-core machine); each stack's failures are reported,
+# and any fails it.
+test-matrix:
+	status=0; $(MAKE) test || status=1; \
+	for s in $$(devel/ibnet-stack list); do devel/ibnet-stack test $$s || status=1; done; \
+	exit $$status
 
 # The sources of ibnet-hosts, for the one-command ASan and fuzz builds.
-TOOL_SRC = $(foreach f,$(CORE) $(TOOL_ONLY),$(firstword $(wildcard $(SRC)/$(f).c $(A2A_SRC)/$(f).c)))
+TOOL_SRC = $(foreach f,$(CORE) $(TOOL_ONLY),$(firstword $(wildcard $(SRC)/$(f).c $(CONTRACT)/$(f).c)))
 
 # The C unit layer under AddressSanitizer/UBSan, for the memory tests.
 asan: $(B)/asan/ibnet-hosts
-$(B)/asan/ibnet-hosts: $(SRC)/ibnet_hosts.c $(TOOL_SRC) $(wildcard $(SRC)/*.h $(A2A_SRC)/*.h)
+$(B)/asan/ibnet-hosts: $(SRC)/ibnet_hosts.c $(TOOL_SRC) $(wildcard $(SRC)/*.h $(CONTRACT)/*.h)
 	mkdir -p $(B)/asan
-	$(CC) -std=gnu11 $(WARN) $(DEFS) -O1 -g -fsanitize=address,undefined \
-	    -fno-omit-frame-pointer -o $@ $(SRC)/ibnet_hosts.c $(TOOL_SRC)
+	$(CC) -std=gnu11 $(WARN) $(DEFS) -I$(CONTRACT) -O1 -g -fsanitize=address,undefined \
+	    -fno-omit-frame-pointer -o $@ $(SRC)/ibnet_hosts.c $(TOOL_SRC) $(BPF_LIBS)
 
 # libFuzzer harnesses (tests/fuzz), under ASan and UBSan; needs clang.
 #   make fuzz                  every harness for FUZZ_SECONDS (default 30) each
@@ -22,13 +50,12 @@ $(B)/asan/ibnet-hosts: $(SRC)/ibnet_hosts.c $(TOOL_SRC) $(wildcard $(SRC)/*.h $(
 # tests/fuzz/run says what it does with the corpora and findings.
 FUZZERS = config rule hostlist wdef env linda
 FUZZ_SECONDS ?= 30
-FUZZ_CC ?= clang
 FUZZ_FLAGS = -std=gnu11 $(WARN) $(DEFS) -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=undefined -I$(SRC)
+	-fno-sanitize-recover=undefined -I$(SRC) -I$(CONTRACT)
 fuzz-build: $(FUZZERS:%=$(B)/fuzz/fuzz_%)
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(TOOL_SRC) $(wildcard $(SRC)/*.h $(A2A_SRC)/*.h)
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(TOOL_SRC) $(wildcard $(SRC)/*.h $(CONTRACT)/*.h)
 	mkdir -p $(B)/fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(TOOL_SRC)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(TOOL_SRC) $(BPF_LIBS)
 fuzz: fuzz-build
 	tests/fuzz/run $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS))
 
@@ -53,19 +80,22 @@ $(B)/a2a-mpich-test/%.o: %.c
 	$(CC) $(A2A_CFLAGS) -DIBNET_A2A_TESTING $(MPICH_CFLAGS) -c -o $@ $<
 
 # Small MPI programs the integration tests run, one build per MPI library.
-programs: $(B)/tests/alltoall_probe.openmpi $(B)/tests/alltoall_probe.mpich \
-	$(B)/tests/linda_standin $(B)/tests/a2a_check.openmpi $(B)/tests/a2a_check.mpich \
-	$(B)/tests/a2a_fortran.openmpi $(B)/tests/a2a_fortran.mpich $(B)/tests/libhide-rto-min.so \
-	$(B)/tests/a2a_hazard.openmpi $(B)/tests/a2a_hazard.mpich \
-	$(B)/tests/a2a_f08.openmpi $(B)/tests/a2a_f08.mpich \
-	$(B)/tests/a2a_nonblocking.openmpi $(B)/tests/a2a_nonblocking.mpich $(A2A_TEST)
+# Each built for every MPI of TEST_MPIS (mk/optional.mk): NAME.openmpi, NAME.mpich.
+programs: $(B)/tests/linda_standin $(B)/tests/libhide-rto-min.so $(A2A_TEST) \
+	$(foreach p,alltoall_probe a2a_check a2a_fortran a2a_hazard a2a_f08 a2a_nonblocking,$(TEST_MPIS:%=$(B)/tests/$(p).%))
 $(B)/tests/alltoall_probe.%: tests/programs/alltoall_probe.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
 $(B)/tests/a2a_check.%: tests/programs/a2a_check.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
-programs: $(B)/tests/a2a_churn.openmpi $(B)/tests/a2a_churn.mpich
+# MPI_Alltoall's time over sizes, Open MPI only (the paced scheme's fan-in and
+# round trips, tests/unit/alltoall*.bats; the benchmark runs it too).
+programs: $(if $(filter openmpi,$(TEST_MPIS)),$(B)/tests/a2a_bench)
+$(B)/tests/a2a_bench: tests/programs/a2a_bench.c
+	mkdir -p $(B)/tests
+	mpicc.openmpi -O2 -Wall -Wextra -Werror -o $@ $<
+programs: $(TEST_MPIS:%=$(B)/tests/a2a_churn.%)
 $(B)/tests/a2a_churn.%: tests/programs/a2a_churn.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
@@ -76,18 +106,18 @@ $(B)/tests/a2a_nonblocking.%: tests/programs/a2a_nonblocking.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
 # Correctness (tests/unit/alltoall-correctness.bats): the datatype matrix.
-programs: $(B)/tests/a2a_types.openmpi $(B)/tests/a2a_types.mpich
+programs: $(TEST_MPIS:%=$(B)/tests/a2a_types.%)
 $(B)/tests/a2a_types.%: tests/programs/a2a_types.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
 # Ranks that may route alike or not (MPMD), and sizes that disagree.
-programs: $(B)/tests/a2a_mpmd.openmpi $(B)/tests/a2a_mpmd.mpich
+programs: $(TEST_MPIS:%=$(B)/tests/a2a_mpmd.%)
 $(B)/tests/a2a_mpmd.%: tests/programs/a2a_mpmd.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
 # An MPI loaded RTLD_LOCAL, as Python extensions are: a host with no libmpi
 # (one for both MPIs) and a module linked to each MPI.
-programs: $(B)/tests/dl_host $(B)/tests/dl_module.openmpi.so $(B)/tests/dl_module.mpich.so
+programs: $(B)/tests/dl_host $(TEST_MPIS:%=$(B)/tests/dl_module.%.so)
 $(B)/tests/dl_host: tests/programs/dl_host.c
 	mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $< -ldl
@@ -99,7 +129,7 @@ $(B)/tests/dl_module.%.so: tests/programs/dl_module.c
 $(B)/tests/a2a_fortran.%: tests/programs/a2a_fortran.f90
 	mkdir -p $(B)/tests
 	mpif90.$* -O2 -w -J $(B)/tests -o $@ $<
-programs: $(B)/tests/a2a_types_f.openmpi $(B)/tests/a2a_types_f.mpich
+programs: $(TEST_MPIS:%=$(B)/tests/a2a_types_f.%)
 $(B)/tests/a2a_types_f.%: tests/programs/a2a_types_f.f90
 	mkdir -p $(B)/tests
 	mpif90.$* -O2 -w -J $(B)/tests -o $@ $<
@@ -113,27 +143,35 @@ $(B)/tests/libhide-rto-min.so: tests/programs/hide_rto_min.c
 	$(CC) -std=gnu11 $(WARN) -O2 -fPIC -shared -o $@ $< -ldl
 # The plugin's tally directory, made and collected as the plugin does (tests/unit/tally.bats).
 programs: $(B)/tests/tally_dir
-$(B)/tests/tally_dir: tests/programs/tally_dir.c $(SRC)/ibnet_tally.c $(SRC)/ibnet_tally.h
+$(B)/tests/tally_dir: tests/programs/tally_dir.c $(SRC)/ibnet_tally.c $(SRC)/ibnet_tally.h \
+	    $(CONTRACT)/ibnet_a2a_settings.h
 	mkdir -p $(B)/tests
-	$(CC) -std=gnu11 $(WARN) $(DEFS) -O2 -I$(SRC) -o $@ tests/programs/tally_dir.c $(SRC)/ibnet_tally.c
+	$(CC) -std=gnu11 $(WARN) $(DEFS) -O2 -I$(SRC) -I$(CONTRACT) -o $@ tests/programs/tally_dir.c \
+	    $(SRC)/ibnet_tally.c
 $(B)/tests/linda_standin: tests/programs/linda_standin.c
 	mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $<
+# The retransmission floor's BPF tier driven without Slurm (tests/unit/tcp-floor-bpf.bats).
+programs: $(if $(filter yes,$(WITH_BPF)),$(B)/tests/bpf_floor_run)
+$(B)/tests/bpf_floor_run: tests/programs/bpf_floor_run.c $(SRC)/ibnet_bpf_floor.c $(SRC)/ibnet_bpf_floor.h
+	mkdir -p $(B)/tests
+	$(CC) -std=gnu11 $(WARN) $(DEFS) -O2 -I$(SRC) -o $@ tests/programs/bpf_floor_run.c \
+	    $(SRC)/ibnet_bpf_floor.c $(BPF_LIBS)
 # Every form of the call (tests/unit/alltoall-forms.bats): two threads at once.
-programs: $(B)/tests/a2a_threads.openmpi $(B)/tests/a2a_threads.mpich
+programs: $(TEST_MPIS:%=$(B)/tests/a2a_threads.%)
 $(B)/tests/a2a_threads.%: tests/programs/a2a_threads.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -pthread -o $@ $<
-programs: $(B)/tests/a2a_forms.openmpi $(B)/tests/a2a_forms.mpich
+programs: $(TEST_MPIS:%=$(B)/tests/a2a_forms.%)
 $(B)/tests/a2a_forms.%: tests/programs/a2a_forms.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
 # Large counts: MPICH only here (Open MPI has them from 6.0).
-programs: $(B)/tests/a2a_large.mpich
+programs: $(filter %.mpich,$(TEST_MPIS:%=$(B)/tests/a2a_large.%))
 $(B)/tests/a2a_large.%: tests/programs/a2a_large.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
-programs: $(B)/tests/a2a_w_f.openmpi $(B)/tests/a2a_w_f.mpich
+programs: $(TEST_MPIS:%=$(B)/tests/a2a_w_f.%)
 $(B)/tests/a2a_w_f.%: tests/programs/a2a_w_f.f90
 	mkdir -p $(B)/tests/$*
 	mpif90.$* -O2 -w -J $(B)/tests/$* -o $@ $<

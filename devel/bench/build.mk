@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The benchmark's workloads (devel/bench, included by the Makefile): Open MPI
-# programs and a socket farm. Nothing here is installed.
+# programs and a socket farm, and the all-to-all timer the unit tests also
+# run (tests/programs/a2a_bench.c, built by tests/build.mk). Nothing here is
+# installed.
 
 .PHONY: bench-programs bench
-bench-programs: $(B)/bench/a2a_bench $(B)/bench/pingpong $(B)/bench/linda_farm.exel \
-	$(B)/bench/a2a_versus.openmpi $(B)/bench/a2a_versus.mpich
-$(B)/bench/a2a_bench $(B)/bench/pingpong: $(B)/bench/%: devel/bench/%.c
+# For the MPIs the test builds have (TEST_MPIS, mk/optional.mk).
+bench-programs: $(B)/bench/linda_farm.exel $(TEST_MPIS:%=$(B)/bench/a2a_versus.%) \
+	$(if $(filter openmpi,$(TEST_MPIS)),$(B)/tests/a2a_bench $(B)/bench/pingpong)
+$(B)/bench/pingpong: devel/bench/pingpong.c
 	mkdir -p $(B)/bench
 	mpicc.openmpi -O2 -Wall -Wextra -Werror -o $@ $<
 # Implementations side by side (devel/a2a-versus), one build per MPI.

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * linda_farm.c - a Linda-like master/worker workload over TCP sockets, the
- * shape of Gaussian's TCP-Linda runs in the Rsockets paper.
+ * shape of Gaussian's TCP-Linda runs in Dragseth and Tangen, "Improving
+ * Gaussian's parallel performance using Infiniband".
  *
  *   linda_farm.exel worker PORT
  *   linda_farm.exel master PORT TASKS IN_BYTES OUT_BYTES COMPUTE_MS HOST[:N],...

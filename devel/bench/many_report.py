@@ -73,7 +73,8 @@ def main():
                   f"{ratio('nodes', 'pairs')} |")
         print()
     names = {'default': 'nothing asked', 'nodes': '`--ordered-alltoall`, node to node',
-             'pairs': '`--ordered-alltoall`, pair by pair (the default)', 'floor': '`--tcp-rto-min`'}
+             'pairs': '`--ordered-alltoall`, pair by pair (the default)', 'floor': '`--tcp-rto-min`',
+             'both': '`--ordered-alltoall --tcp-rto-min`, pair by pair'}
     titles = {'qe': 'Quantum ESPRESSO `pw.x`', 'fft': 'mpi4py-fft, 128³ complex, 10 forward and backward'}
     for app, cells in apps.items():
         print(f'### {titles.get(app, app)}, many ranks per node\n')
@@ -81,8 +82,9 @@ def main():
               '(node to node), rank 0 | result |')
         print('|---|---|---|---|---|---|')
         layouts = sorted({k[0] for k in cells}, key=layout_of)
-        order = (('gige-fc', 'default'), ('gige-fc', 'nodes'), ('gige-lossy', 'default'),
-                 ('gige-lossy', 'floor'), ('gige-lossy', 'nodes'), ('gige-lossy', 'pairs'))
+        order = (('gige-fc', 'default'), ('gige-fc', 'pairs'), ('gige-fc', 'nodes'), ('gige-lossy', 'default'),
+                 ('gige-lossy', 'floor'), ('gige-lossy', 'nodes'), ('gige-lossy', 'pairs'),
+                 ('gige-lossy', 'both'))
         for layout in layouts:
             for sw, v in order:
                 rs = cells.get((layout, sw, v))
@@ -105,9 +107,14 @@ def main():
                     ('lossy node to node / lossy nothing asked', ('gige-lossy', 'nodes'), ('gige-lossy', 'default')),
                     ('lossy node to node / lossy `--tcp-rto-min`', ('gige-lossy', 'nodes'), ('gige-lossy', 'floor')),
                     ('fc node to node / fc nothing asked', ('gige-fc', 'nodes'), ('gige-fc', 'default')),
+                    ('fc pair by pair / fc nothing asked', ('gige-fc', 'pairs'), ('gige-fc', 'default')),
                     ('lossy pair by pair / fc nothing asked', ('gige-lossy', 'pairs'), ('gige-fc', 'default')),
                     ('lossy pair by pair / lossy nothing asked', ('gige-lossy', 'pairs'), ('gige-lossy', 'default')),
-                    ('lossy node to node / lossy pair by pair', ('gige-lossy', 'nodes'), ('gige-lossy', 'pairs'))):
+                    ('lossy node to node / lossy pair by pair', ('gige-lossy', 'nodes'), ('gige-lossy', 'pairs')),
+                    ('lossy `--tcp-rto-min` / fc nothing asked', ('gige-lossy', 'floor'), ('gige-fc', 'default')),
+                    ('lossy pair by pair with the floor / fc nothing asked', ('gige-lossy', 'both'), ('gige-fc', 'default')),
+                    ('lossy pair by pair with the floor / lossy nothing asked', ('gige-lossy', 'both'), ('gige-lossy', 'default')),
+                    ('lossy pair by pair with the floor / lossy `--tcp-rto-min`', ('gige-lossy', 'both'), ('gige-lossy', 'floor'))):
                 x, y = by_round(*x_), by_round(*y_)
                 rs = [x[k] / y[k] for k in sorted(x) if k in y and y[k] > 0]
                 if rs:

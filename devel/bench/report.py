@@ -3,9 +3,12 @@
 """report.py - turn ibnet-bench's results.csv into benchmarks.md and PNG plots.
 
 Tables follow the papers' layouts: all-to-all time and per-CPU throughput
-T = (N-1)S/dt over message sizes with and without ordering (GROMACS paper,
-004), ping-pong latency and bandwidth per network (003), wall time and
-speedup per transport and node count (Gaussian/Rsockets paper, 000). Every
+T = (N-1)S/dt over message sizes with and without ordering (Kutzner et al.,
+"Improved GROMACS scaling on Ethernet switched clusters"), ping-pong latency
+and bandwidth per network (Kandadai and He, "Performance of HPC Applications
+over InfiniBand, 10 Gb and 1 Gb Ethernet"), wall time and speedup per
+transport and node count (Dragseth and Tangen, "Improving Gaussian's parallel
+performance using Infiniband"). Every
 all-to-all time stands beside its lower bound: the bytes each node must
 receive over its switch port's rate.
 """
@@ -80,7 +83,7 @@ def alltoall_section(rows, lines, plots, outdir):
     for r in a2a:
         by[(r["scenario"], r["alltoall"], r["nodes"], r["ranks"], r["size_bytes"])].append(r)
     med = lambda k: statistics.median(r["median_s"] for r in by[k]) if by.get(k) else None
-    lines.append("## All-to-all: time and throughput per CPU (like the GROMACS paper, 004)\n")
+    lines.append("## All-to-all: time and throughput per CPU (as in Kutzner et al., \"Improved GROMACS scaling on Ethernet switched clusters\")\n")
     lines.append("Open MPI 4.1 `MPI_Alltoall`, each time the median of the repetitions (the "
                  "slowest rank's time each), then the median over the rounds. *Bound* is the "
                  "bytes each node must receive over its port rate: no algorithm can beat it. "
@@ -176,6 +179,12 @@ def scheme_section(lines):
 APP_NAMES = {
     "qe": "Quantum ESPRESSO `pw.x`",
     "gromacs": "GROMACS `gmx_mpi`",
+    "lammps": "LAMMPS `lmp`",
+}
+APP_RESULT = {
+    "qe": "total energy (Ry)",
+    "gromacs": "checksum of the final coordinates",
+    "lammps": "total energy after the last step (kcal/mol)",
 }
 APP_VARIANTS = ("plain", "ordered", "floor", "paced")
 APP_VARIANT_TEXT = {
@@ -193,12 +202,15 @@ def apps_section(rows, lines):
         return {}
     lines.append("## Real applications on lossy and loss-free switches\n")
     lines.append(
-        "Two codes from Debian that nobody here wrote, one rank per node, on 4 and 8 "
+        "Three codes from Debian that nobody here wrote, one rank per node, on 4 and 8 "
         "simulated nodes: Quantum ESPRESSO's `pw.x` (bulk silicon, 8 atoms, 80 Ry, a "
         "Troullier-Martins PBE pseudopotential that `ld1.x` makes at bench time, 5 SCF "
         "iterations; its 3D FFTs call Fortran `mpi_alltoall` about 600 times per run, "
-        "11 KiB per pair on 8 ranks and 40 KiB on 4) and GROMACS `gmx_mpi` (the 6,495-atom "
-        "water box, PME on every rank, 300 steps, `-reprod`). Every variant is what a user "
+        "11 KiB per pair on 8 ranks and 40 KiB on 4), GROMACS `gmx_mpi` (the 6,495-atom "
+        "water box, PME on every rank, 300 steps, `-reprod`) and LAMMPS `lmp` (its peptide "
+        "example replicated 2 x 2 x 2, 16,032 atoms, PPPM at 1e-5 with LAMMPS's default "
+        "point-to-point FFT remap, 100 steps: traffic the paced all-to-all does not see, "
+        "only the floor). Every variant is what a user "
         "asks the plugin for, with the scenario's `--transport`. *Time* is the wall time of "
         "`mpirun`, median (min-max) of the rounds; *vs gige-fc* divides it by the same "
         "code's median on `gige-fc` with nothing else asked, the flow-controlled ideal; "
@@ -252,7 +264,7 @@ def apps_section(rows, lines):
             res = sorted({r["result"] for r in ap if r["bench"] == app and r["nodes"] == n})
             if not res:
                 continue
-            what = "total energy (Ry)" if app == "qe" else "checksum of the final coordinates"
+            what = APP_RESULT[app]
             same = "identical in every run" if len(res) == 1 else "DIFFERS between runs"
             lines[-1] += f"{APP_NAMES[app]} on {n} nodes: {what} {', '.join(res)}, {same}. "
     lines.append("")
@@ -288,7 +300,7 @@ def pingpong_section(rows, lines):
     pp = [r for r in rows if r["bench"] == "pingpong"]
     if not pp:
         return
-    lines.append("## Ping-pong latency and bandwidth (like IMB PingPong in 003)\n")
+    lines.append("## Ping-pong latency and bandwidth (like IMB PingPong in Kandadai and He, \"Performance of HPC Applications over InfiniBand, 10 Gb and 1 Gb Ethernet\")\n")
     lines.append("Open MPI between two nodes; half a round trip, median. rsocket uses the IB "
                  "network like ipoib: MPI does not go through librspreload, and here librspreload "
                  "itself falls back to TCP (no RDMA device). A message that fits the port's 32 KB "
@@ -316,7 +328,7 @@ def linda_section(rows, lines, plots, outdir):
     ld = [r for r in rows if r["bench"] == "linda"]
     if not ld:
         return None
-    lines.append("## Linda-like master/worker farm: wall time and speedup (like the Rsockets paper, 000)\n")
+    lines.append("## Linda-like master/worker farm: wall time and speedup (as in Dragseth and Tangen, \"Improving Gaussian's parallel performance using Infiniband\")\n")
     tasks = ld[0]["reps"]
     lines.append(f"A master hands {tasks} tasks to one worker per node (256 KiB in, 40 ms of "
                  "simulated compute, 256 KiB out), addressed by the job's `SLURM_IBNET_HOSTS`. "
@@ -502,10 +514,11 @@ def main():
         summary.append(f"- 10,000 hosts through the hostname rule: {fmt_time(cost['map'])} with a "
                        f"group in the replacement{ins}{pre}.")
     summary.append("")
-    # The paced scheme at scale (devel/a2a-versus, devel/a2a-cost) and with
-    # many ranks per node (devel/a2a-many): measured by those scripts, not by
-    # this run, and kept as they wrote it.
-    for part in ("paced-scale.md", "many-ranks.md"):
+    # The paced scheme at scale (devel/a2a-versus, devel/a2a-cost), with
+    # many ranks per node (devel/a2a-many), the floor's two tiers
+    # (devel/floor-tiers) and LAMMPS's drops (devel/lammps-drops): measured
+    # by those scripts, not by this run, and kept as they wrote it.
+    for part in ("paced-scale.md", "many-ranks.md", "floor-tiers.md", "lammps-drops.md"):
         scale = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
                              "bench", part)
         if os.path.exists(scale):

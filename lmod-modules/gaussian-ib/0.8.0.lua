@@ -5,9 +5,10 @@
 -- module or g16.profile does; GAUSS_EXEDIR as a fallback) and an admin's
 -- one-time `gaussian-ib-setup GAUSSIAN_DIR`.
 --
--- The IB host names are not made here: in a job with --transport=rsocket or
--- ipoib, the spank-ibnet plugin has already put them in GAUSS_WDEF and
--- SLURM_IBNET_HOSTS, with the site's rule; the g16/g09 wrapper renames the
+-- The IB host names are not made here: in a job whose transport needs
+-- InfiniBand (--transport=rsocket or ipoib; the plugin says so in
+-- SLURM_IBNET_NEEDS_INFINIBAND), the spank-ibnet plugin has already put them
+-- in GAUSS_WDEF and SLURM_IBNET_HOSTS, with the site's rule; the g16/g09 wrapper renames the
 -- hosts of an input's %LindaWorkers line with that same rule (ibnet-hosts).
 -- The module only points Gaussian at the Rsockets Linda executables and puts
 -- the wrapper first on PATH, whatever the environment, so that unloading it
@@ -81,10 +82,16 @@ if mode() == "load" then
     LmodError("gaussian-ib: ", lexedir, " is not set up. Ask your admin to run: ",
       "gaussian-ib-setup ", gdir)
   end
-  -- In a job, the plugin's transport decides whether there are IB names.
+  -- In a job, the plugin says whether its transport needs InfiniBand, and so
+  -- whether there are IB names (SLURM_IBNET_NEEDS_INFINIBAND, yes or no).
+  -- Plugins before 0.9 did not say; their answer was fixed: rsocket and ipoib.
   if os.getenv("SLURM_JOB_ID") then
     local t = os.getenv("SLURM_IBNET_TRANSPORT")
-    if t ~= "rsocket" and t ~= "ipoib" then
+    local needs = os.getenv("SLURM_IBNET_NEEDS_INFINIBAND")
+    if needs == nil then
+      needs = (t == "rsocket" or t == "ipoib") and "yes" or "no"
+    end
+    if needs ~= "yes" then
       -- One string: Lmod may break a message between its arguments.
       LmodError(string.format("gaussian-ib: this job did not ask for InfiniBand (its "
         .. "transport is %s), so Linda has no IB host names. Submit it with "

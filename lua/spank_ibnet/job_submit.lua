@@ -5,16 +5,18 @@ module a site's own job_submit.lua requires (a site has one job_submit.lua,
 so it cannot install ours; it calls this one from its own).
 
 sbatch, srun and salloc with spank-ibnet record what a job asked for in its
-job control environment (job_desc.spank_job_env here; SPANK_IBNET_TRANSPORT
-and SPANK_IBNET_ALLTOALL in prolog and epilog):
+job control environment (job_desc.spank_job_env here; SPANK_IBNET_TRANSPORT,
+SPANK_IBNET_ALLTOALL and SPANK_IBNET_NEEDS_INFINIBAND in prolog and epilog):
 
   IBNET_TRANSPORT=rsocket|ipoib|tcp      IBNET_ALLTOALL=ordered|default
+  IBNET_NEEDS_INFINIBAND=yes|no          (the plugin's answer for the transport)
 
 A job that asks for nothing records nothing, and job_submit leaves it alone.
 For the others it:
   - adds the node feature M.ib_feature ("ib") to the job's constraint when
-    the transport needs InfiniBand, so the job never starts on a node without
-    it (a job whose constraint no node can satisfy is refused at submit);
+    the plugin says the transport needs InfiniBand, so the job never starts
+    on a node without it (a job whose constraint no node can satisfy is
+    refused at submit);
   - records the transport in the job's AdminComment, which sacct shows
     (sacct -o JobID,AdminComment) and users cannot set;
   - logs one line to slurmctld's log.
@@ -41,11 +43,17 @@ local M = {}
 -- another name sets it after require.
 M.ib_feature = "ib"
 
--- The transports that need InfiniBand on the node.
-local NEEDS_IB = { rsocket = true, ipoib = true }
+-- The variables the plugin records; which transports need InfiniBand is
+-- its decision (IBNET_NEEDS_INFINIBAND), not this module's.
+local RECORDED = { IBNET_TRANSPORT = true, IBNET_ALLTOALL = true, IBNET_NEEDS_INFINIBAND = true }
+
+-- Plugins before 0.9 recorded the transport only. Their answer is fixed, and
+-- the only one that can be missing: rsocket and ipoib needed InfiniBand.
+local NEEDS_IB_BEFORE_0_9 = { rsocket = true, ipoib = true }
 
 -- request(job_desc): the spank-ibnet variables of a job, as a table
--- { IBNET_TRANSPORT = ..., IBNET_ALLTOALL = ... } (empty: it asked for nothing).
+-- { IBNET_TRANSPORT = ..., IBNET_ALLTOALL = ..., IBNET_NEEDS_INFINIBAND = ... }
+-- (empty: it asked for nothing).
 -- spank_job_env is indexed from 0, so pairs, not ipairs. A SPANK_ prefix
 -- (the names prolog and epilog see) is taken off.
 function M.request(job_desc)
@@ -56,12 +64,22 @@ function M.request(job_desc)
 		local name, value = tostring(kv):match("^([^=]+)=(.*)$")
 		if name then
 			name = name:gsub("^SPANK_", "")
-			if name == "IBNET_TRANSPORT" or name == "IBNET_ALLTOALL" then
+			if RECORDED[name] then
 				found[name] = value
 			end
 		end
 	end
 	return found
+end
+
+-- needs_infiniband(req): does the job's transport need InfiniBand, as the
+-- plugin recorded it? Any answer but "no" is taken as yes: a constraint too
+-- many only narrows the nodes, a missing one would start the job where it fails.
+-- Without an answer (a plugin before 0.9), the answer those plugins gave.
+function M.needs_infiniband(req)
+	local needs = req.IBNET_NEEDS_INFINIBAND
+	if needs == nil then return NEEDS_IB_BEFORE_0_9[req.IBNET_TRANSPORT] == true end
+	return needs ~= "no"
 end
 
 -- An OR, a count or a bracket in a constraint: a feature added with & would
@@ -99,7 +117,7 @@ function M.job_submit(job_desc, part_list, submit_uid)
 	local alltoall = req.IBNET_ALLTOALL or "default"
 
 	local before = job_desc.features
-	if NEEDS_IB[transport] then
+	if M.needs_infiniband(req) then
 		job_desc.features = M.add_feature(before, M.ib_feature)
 	end
 	local note = "ibnet:transport=" .. transport .. ",alltoall=" .. alltoall

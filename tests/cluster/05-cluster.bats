@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
-# devel/ibnet-cluster itself: up, up again, status, shape, down.
+# devel/ibnet-cluster itself: up, up again, status, where, shape, down.
 
 load ../helpers/common
 load ../helpers/cluster
@@ -35,6 +35,26 @@ teardown_file() {
 	assert_success
 	assert_line --regexp '^slurmctld: running \(pid [0-9]+\)$'
 	assert_line --regexp '^slurmd-c1-3: running \(pid [0-9]+\)$'
+}
+
+# Scripts and tests ask where the cluster's parts are (devel/ibnet-bench,
+# devel/a2a-versus, tests/helpers/cluster.bash) instead of knowing the layout.
+@test "where says where each part of the running cluster is, and follows IBNET_CLUSTER_DIR" {
+	run "$CLUSTER" where slurm.conf
+	assert_success
+	assert_output "$IBNET_CLUSTER_DIR/slurm.conf"
+	[ "$SLURM_CONF" = "$output" ]
+	[ -f "$("$CLUSTER" where plugstack.conf)" ]
+	[ -d "$("$CLUSTER" where log)" ]
+	[ -f "$("$CLUSTER" where run)/slurmctld.pid" ]
+	[ "$(wc -l < "$("$CLUSTER" where nodes)")" -eq 3 ]
+	[ -e "$("$CLUSTER" where netns 3)" ]
+	IBNET_CLUSTER_DIR=$BATS_TEST_TMPDIR/other run "$CLUSTER" where nodes
+	assert_success
+	assert_output "$BATS_TEST_TMPDIR/other/nodes"
+	run "$CLUSTER" where netns c1-3
+	assert_failure
+	assert_output --partial "expected a node number"
 }
 
 @test "shape puts a token bucket on the switch ports; unshape removes it; netem is checked" {

@@ -74,9 +74,11 @@ OMPI_RUN="timeout 150 mpirun.openmpi --bind-to none --mca mpi_yield_when_idle 1 
 		assert_line --regexp "^MPI4PY ranks=3 level=[03] bad=0$"
 		# mpi4py's default is MPI_THREAD_MULTIPLE (3)
 		[ $level = single ] || assert_line 'MPI4PY ranks=3 level=3 bad=0'
-		assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoall: 1 call: 1 paced'
-		assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoallv: 1 call: 1 paced'
-		assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoallw: 1 call: 1 paced'
+		# mpi4py 4 calls the large-count forms where the MPI has them (Open
+		# MPI 6 on Debian forky): paced alike, counted by that name.
+		assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoall(_c)?: 1 call: 1 paced$'
+		assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoallv(_c)?: 1 call: 1 paced$'
+		assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoallw(_c)?: 1 call: 1 paced$'
 	done
 }
 
@@ -122,7 +124,10 @@ JOB
 	run cat "$BATS_TEST_TMPDIR/out"
 	assert_line "tally $BATS_TEST_TMPDIR/mine"
 	assert_line 'CHURN rounds=5 ranks=3 bad=0'
-	[ "$(ls "$BATS_TEST_TMPDIR/mine" | wc -l)" -eq 3 ]
+	# One file of calls per rank; the floor --ordered-alltoall brings adds one
+	# (tcp.*) per process that made a floored socket.
+	[ "$(ls "$BATS_TEST_TMPDIR/mine" | grep -c '^a2a\.')" -eq 3 ]
+	[ "$(ls "$BATS_TEST_TMPDIR/mine" | grep -c '^tcp\.')" -ge 3 ]
 	run grep -h "spank-ibnet: job $jid .*all-to-all calls" "$IBNET_CLUSTER_DIR"/log/slurmd-c1-*.log
 	assert_failure
 }

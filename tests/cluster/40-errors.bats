@@ -49,7 +49,7 @@ setup() {
 	assert_failure
 	assert_output --partial "spank-ibnet: invalid GAUSS_WDEF 'c1-1 c1-2'"
 	refute_output --partial "ran"
-	run sinfo -h -N -o '%N %t'
+	run nodes_state
 	assert_line 'c1-1 idle'
 	assert_line 'c1-2 idle'
 }
@@ -86,7 +86,7 @@ setup() {
 	run batch "$BATS_TEST_TMPDIR/out" -N1 --transport=rsocket "$BATS_TEST_TMPDIR/job.sh"
 	assert_failure
 	assert_output --partial "spank-ibnet: --transport=rsocket: librspreload not found at /nonexistent/librspreload.so"
-	run sinfo -h -N -o '%N %t'
+	run nodes_state
 	assert_line 'c1-1 idle'
 	run assert_daemons_healthy
 	assert_success

@@ -190,14 +190,18 @@ EOF
 	local pids=()
 	# ssh passes no environment: the workers are found by their command line
 	# (looked at, never signalled).
-	jid=$(LINDA_STANDIN_HOLD=4 sbatch --parsable -N3 --transport=rsocket \
+	# The master holds its workers until the test has looked at them (60 s
+	# at most): the CI runs three test clusters on two cores, and a fixed
+	# 4 s hold with a 10 s look missed them there.
+	jid=$(LINDA_STANDIN_HOLD=60 LINDA_STANDIN_RELEASE=$BATS_TEST_TMPDIR/release \
+		sbatch --parsable -N3 --transport=rsocket \
 		-o "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/g16.sh")
-	for i in $(seq 1 40); do
+	for i in $(seq 1 240); do
 		mapfile -t pids < <(pgrep -f "$GTREE/g16/linda-exe-ib/../worker.exel 5301")
 		[ "${#pids[@]}" -eq 3 ] && break
 		sleep 0.25
 	done
-	[ "${#pids[@]}" -eq 3 ]
+	[ "${#pids[@]}" -eq 3 ] || { touch "$BATS_TEST_TMPDIR/release"; false; }
 	# The workers run, but not as steps of the job, and without its environment.
 	run steps "$jid"
 	refute_output --partial linda-worker
@@ -205,6 +209,7 @@ EOF
 		run bash -c "tr '\\0' '\\n' < /proc/$pid/environ | grep -c '^SLURM_JOB_ID=' || true"
 		assert_output 0
 	done
+	touch "$BATS_TEST_TMPDIR/release"
 	"$CLUSTER" wait "$jid" 120
 	run cat "$BATS_TEST_TMPDIR/out"
 	assert_line "g16 stand-in: GAUSS_SDEF=ssh -F $ssh_cfg"

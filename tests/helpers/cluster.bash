@@ -3,8 +3,10 @@
 # Every wait is bounded; the cluster is taken down in teardown_file.
 
 CLUSTER=$REPO/devel/ibnet-cluster
-export IBNET_CLUSTER_DIR=${IBNET_CLUSTER_DIR:-$REPO/.cluster}
-export SLURM_CONF=$IBNET_CLUSTER_DIR/slurm.conf
+# The cluster's layout is ibnet-cluster's to say (it honours IBNET_CLUSTER_DIR).
+IBNET_CLUSTER_DIR=$("$CLUSTER" where dir)
+SLURM_CONF=$("$CLUSTER" where slurm.conf)
+export IBNET_CLUSTER_DIR SLURM_CONF
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 # A test file with CLUSTER_NODES set before "load ../helpers/cluster" gets a
@@ -46,16 +48,30 @@ sacct_count() {
 	scontrol show config | sed -n 's/^NEXT_JOB_ID *= *//p'
 }
 
+# The nodes' states ("NODE STATE" lines) once none is completing its last
+# job, 20 s at most: a job's end runs its epilog on each node (spank-ibnet's
+# job_epilog among them) before the node is idle again. A drained or down
+# node stays so, and the caller's assertion fails.
+nodes_state() {
+	local i
+	for i in $(seq 1 40); do
+		sinfo -h -N -o '%N %t' | grep -q ' comp' || break
+		sleep 0.5
+	done
+	sinfo -h -N -o '%N %t'
+}
+
 # No slurmd may have died, and no log may show a crash.
 assert_daemons_healthy() {
-	local n pid
-	for n in $(cat "$IBNET_CLUSTER_DIR/nodes"); do
-		pid=$(cat "$IBNET_CLUSTER_DIR/run/slurmd-c1-$n.pid")
+	local n pid rundir logdir
+	rundir=$("$CLUSTER" where run) logdir=$("$CLUSTER" where log)
+	for n in $(cat "$("$CLUSTER" where nodes)"); do
+		pid=$(cat "$rundir/slurmd-c1-$n.pid")
 		kill -0 "$pid" || { echo "slurmd c1-$n (pid $pid) is gone"; return 1; }
 	done
-	pid=$(cat "$IBNET_CLUSTER_DIR/run/slurmctld.pid")
+	pid=$(cat "$rundir/slurmctld.pid")
 	kill -0 "$pid" || { echo "slurmctld is gone"; return 1; }
-	if grep -l -i -E 'segfault|segmentation|fatal|core dumped|abort' "$IBNET_CLUSTER_DIR"/log/*.log; then
+	if grep -l -i -E 'segfault|segmentation|fatal|core dumped|abort' "$logdir"/*.log; then
 		echo "a daemon log shows a crash"
 		return 1
 	fi

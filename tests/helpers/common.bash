@@ -50,3 +50,29 @@ plan() {
 		env | grep -v -e ^PATH= -e ^PWD= -e ^SHLVL= -e ^_= | sort' \
 		"$IBNET_HOSTS" --config "$CONF" --env "$@"
 }
+
+# copy_sources DIR: the work tree's sources into DIR (made if need be), without
+# its build/, .git and test cluster, for a test that builds or edits a copy.
+copy_sources() {
+	mkdir -p "$1"
+	tar -C "$REPO" --exclude=./build --exclude=./.git --exclude=./.cluster -cf - . | tar -C "$1" -xf -
+}
+
+# needs PART...: this test runs what the test builds make for PART: openmpi,
+# mpich (that MPI's programs and paced test build), clang (the fuzz
+# harnesses). Where the build left PART out (mk/optional.mk decides, and
+# make says so once), $BUILD/tests/left-out names it with the reason: the
+# test is skipped with that reason, or fails where every part is expected:
+# IBNET_REQUIRE_ALL=1, or CI=true with IBNET_REQUIRE_ALL unset (make's rule).
+needs() {
+	local part why require=${IBNET_REQUIRE_ALL-}
+	[ -n "${IBNET_REQUIRE_ALL+set}" ] || [ "${CI:-}" != true ] || require=1
+	for part in "$@"; do
+		why=$(sed -n "s/^$part: //p" "$BUILD/tests/left-out" 2>/dev/null)
+		[ -n "$why" ] || continue
+		if [ "$require" = 1 ]; then
+			fail "the test builds left out $part ($why); CI=true or IBNET_REQUIRE_ALL=1 requires it"
+		fi
+		skip "the test builds left out $part ($why)"
+	done
+}

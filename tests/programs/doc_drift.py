@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """doc_drift.py ROOT - the docs against the code's own tables.
 
-Keys: the plugin's known_keys[] (spank-ibnet/ibnet_config.c) against the
-admin guide's key table, spank-ibnet(8) and the example plugstack.conf line.
+Keys: the plugin's key table, config_keys[] (spank-ibnet/ibnet_config.c,
+the all-to-all's names from ibnet_a2a_keys[]), against the admin guide's
+key table, spank-ibnet(8) and the example plugstack.conf line.
 Variables: every SLURM_IBNET_* name the shipped code reads or sets
-(spank-ibnet/, alltoall/, scripts/, lmod-modules/) against the user guide,
-and every SLURM_IBNET_* name the user guide shows against the code.
+(spank-ibnet/, contract/, alltoall/, rsocket-gate/, scripts/, lmod-modules/)
+against the user guide, and every SLURM_IBNET_* name the user guide shows
+against the code.
 MPI variables: every variable of the per-MPI table (spank-ibnet/ibnet_env_mpi.c,
-env_rules[]) and of the all-to-all's MPI choices (alltoall/ibnet_a2a_settings.c,
+env_rules[]) and of the all-to-all's MPI choices (contract/ibnet_a2a_settings.c,
 ibnet_a2a_mpi_choices[]) against the admin guide's "What each transport sets"
 table, both ways.
 Prints one line per mismatch and exits 1 on any; prints a summary and exits
@@ -29,12 +31,47 @@ def read(path):
 
 problems = []
 
-# The keys, from the one table the parser uses.
-config_c = read('spank-ibnet/ibnet_config.c')
-m = re.search(r'known_keys\[\]\s*=\s*\{(.*?)NULL', config_c, re.S)
+# The keys, from the one table the parser uses: config_keys[] in
+# spank-ibnet/ibnet_config.c, one record per key, in order. A record of an
+# all-to-all setting names its row of ibnet_a2a_keys[] (A2A_KEY(ROW), or
+# .a2a = ROW without a .name), whose config_key is the key.
+def strip_comments(text):
+    return re.sub(r'/\*.*?\*/', '', text, flags=re.S)
+
+
+def a2a_key_names():
+    """ROW -> config_key, from whichever C file holds ibnet_a2a_keys[]."""
+    for path in sorted(glob.glob(os.path.join(root, '**', '*.c'), recursive=True)):
+        with open(path, encoding='utf-8', errors='replace') as f:
+            text = strip_comments(f.read())
+        m = re.search(r'ibnet_a2a_keys\[[A-Z0-9_]*\]\s*=\s*\{(.*?)\n\};', text, re.S)
+        if m:
+            return dict(re.findall(r'\[(IBNET_A2A_[A-Z_]+)\]\s*=\s*\{\s*"([a-z_]+)"', m.group(1)))
+    sys.exit('doc_drift: no ibnet_a2a_keys[] table in any C file')
+
+
+config_c = strip_comments(read('spank-ibnet/ibnet_config.c'))
+m = re.search(r'config_keys\[\]\s*=\s*\{(.*?)\n\};', config_c, re.S)
 if not m:
-    sys.exit('doc_drift: no known_keys[] table in spank-ibnet/ibnet_config.c')
-keys = re.findall(r'"([a-z_]+)"', m.group(1))
+    sys.exit('doc_drift: no config_keys[] table in spank-ibnet/ibnet_config.c')
+a2a_names = None
+keys = []
+for record in re.finditer(r'A2A_KEY\((IBNET_A2A_[A-Z_]+)\)|\{(.*?)\}\s*,', m.group(1), re.S):
+    if record.group(1):
+        row = record.group(1)
+    else:
+        name = re.search(r'\.name\s*=\s*"([a-z_]+)"', record.group(2))
+        if name:
+            keys.append(name.group(1))
+            continue
+        row = re.search(r'\.a2a\s*=\s*(IBNET_A2A_[A-Z_]+)', record.group(2))
+        if not row:
+            sys.exit('doc_drift: a record of config_keys[] with neither .name nor .a2a')
+        row = row.group(1)
+    a2a_names = a2a_names or a2a_key_names()
+    if row not in a2a_names:
+        sys.exit(f'doc_drift: config_keys[] names {row}, which ibnet_a2a_keys[] has no row for')
+    keys.append(a2a_names[row])
 
 admin = read('docs/admin-guide.md')
 section = admin.split('## plugstack.conf keys', 1)[-1].split('\n## ', 1)[0]
@@ -58,8 +95,8 @@ for k in sorted(set(man_keys) - set(keys)):
 # The variables: whole names, and prefixes such as SLURM_IBNET_ORIG_.
 NAME = re.compile(r'SLURM_IBNET_[A-Z0-9_]*')
 code_files = []
-for pattern in ('spank-ibnet/*.[ch]', 'alltoall/*.[ch]', 'scripts/*', 'scripts/*/*',
-                'lmod-modules/*/*.lua'):
+for pattern in ('spank-ibnet/*.[ch]', 'contract/*.[ch]', 'alltoall/*.[ch]',
+                'rsocket-gate/*.[ch]', 'scripts/*', 'scripts/*/*', 'lmod-modules/*/*.lua'):
     code_files += [p for p in glob.glob(os.path.join(root, pattern)) if os.path.isfile(p)]
 code_names = set()
 for path in code_files:
@@ -95,10 +132,10 @@ m = re.search(r'env_rules\[\]\s*=\s*\{(.*?)\n\};', mpi_c, re.S)
 if not m:
     sys.exit('doc_drift: no env_rules[] table in spank-ibnet/ibnet_env_mpi.c')
 mpi_vars = set(re.findall(r'^\s*\{ "([A-Z][A-Za-z0-9_]+)",', m.group(1), re.M))
-settings_c = read('alltoall/ibnet_a2a_settings.c')
+settings_c = read('contract/ibnet_a2a_settings.c')
 m = re.search(r'ibnet_a2a_mpi_choices\[\]\s*=\s*\{(.*?)\n\};', settings_c, re.S)
 if not m:
-    sys.exit('doc_drift: no ibnet_a2a_mpi_choices[] table in alltoall/ibnet_a2a_settings.c')
+    sys.exit('doc_drift: no ibnet_a2a_mpi_choices[] table in contract/ibnet_a2a_settings.c')
 mpi_vars |= set(re.findall(r'"([A-Z][A-Z0-9]*_[A-Za-z0-9_]+)"', m.group(1)))
 sets = admin.split('## What each transport sets', 1)[-1].split('\n## ', 1)[0]
 table_vars = set(re.findall(r'^\| `([A-Z][A-Za-z0-9_]+)` \|', sets, re.M))

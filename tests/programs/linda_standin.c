@@ -18,7 +18,9 @@
  *                               master (the others are stopped), never a hang.
  *
  * For tests: LINDA_STANDIN_NO_LAUNCH=1 (workers started by hand),
- * LINDA_STANDIN_HOLD=S (the master waits S s after launching),
+ * LINDA_STANDIN_HOLD=S (the master waits S s after launching; with
+ * LINDA_STANDIN_RELEASE=FILE, until FILE exists, S s at most: a test looks
+ * at the running workers for as long as it needs, however loaded the machine),
  * LINDA_STANDIN_FAIL_ON=HOST (that worker exits 3 at once),
  * LINDA_STANDIN_PIDDIR=DIR (each worker writes DIR/worker-HOST.pid).
  *
@@ -177,6 +179,19 @@ static int connect_host(const char *host, int port, int who)
 	return s;
 }
 
+/* Wait SECONDS, or until RELEASE exists if it is named (SECONDS at most). */
+static void hold(unsigned seconds, const char *release)
+{
+	unsigned quarter;
+
+	if (!release) {
+		sleep(seconds);
+		return;
+	}
+	for (quarter = 0; quarter < 4 * seconds && access(release, F_OK) != 0; quarter++)
+		usleep(250000);
+}
+
 static int master(int port, unsigned long long bytes, char *list, const char *self)
 {
 	static char buf[65536];
@@ -207,7 +222,7 @@ static int master(int port, unsigned long long bytes, char *list, const char *se
 		printf("master: started a worker on %s with %s\n", hosts[i], launch_cmd);
 	}
 	if (getenv("LINDA_STANDIN_HOLD"))
-		sleep((unsigned)atoi(getenv("LINDA_STANDIN_HOLD")));
+		hold((unsigned)atoi(getenv("LINDA_STANDIN_HOLD")), getenv("LINDA_STANDIN_RELEASE"));
 	for (i = 0; i < nhosts; i++) {
 		char reply[512] = "";
 		unsigned long long left = bytes;

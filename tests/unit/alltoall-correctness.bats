@@ -78,6 +78,7 @@ types_right() {
 }
 
 @test "datatype matrix, Open MPI, 1 and 2 ranks per pretend node: MPI_Alltoall/v byte-identical to PMPI's for transposes, permuted structs, gaps, negative lower bounds, subarrays" {
+	needs openmpi
 	local rpn
 	for rpn in 1 2; do
 		run ompi 4 "$rpn" "$BUILD/tests/a2a_types.openmpi"
@@ -88,6 +89,7 @@ types_right() {
 }
 
 @test "datatype matrix, MPICH, 1 and 2 ranks per pretend node: the same cases byte-identical" {
+	needs mpich
 	local rpn
 	for rpn in 1 2; do
 		run mpich 4 "$rpn" "$BUILD/tests/a2a_types.mpich"
@@ -98,6 +100,7 @@ types_right() {
 }
 
 @test "Fortran (use mpi): the transpose and the permuted struct against plain types, both ways, right on Open MPI and MPICH" {
+	needs openmpi mpich
 	local mpi rpn prog
 	for mpi in ompi mpich; do
 		prog=$BUILD/tests/a2a_types_f.${mpi/ompi/openmpi}
@@ -123,6 +126,7 @@ types_right() {
 # H1: dl_host has no libmpi; it opens dl_module (linked to libmpi) RTLD_LOCAL.
 # The preload's MPI_Alltoall is still the one the module calls.
 @test "an MPI opened RTLD_LOCAL (as Python extensions are): right data, no crash, paced, default and floor-only, Open MPI and MPICH" {
+	needs openmpi mpich
 	local mpi scheme
 	unset SLURM_IBNET_ALLTOALL	# mpiexec.mpich passes the whole environment on
 	for mpi in ompi mpich; do
@@ -138,6 +142,7 @@ types_right() {
 }
 
 @test "MPMD, MPI_THREAD_MULTIPLE on two ranks and SINGLE on two: every byte right, every call paced (0.9: the thread level no longer differs), Open MPI and MPICH, 1 and 2 ranks per node" {
+	needs openmpi mpich
 	local mpi rpn
 	for mpi in ompi mpich; do
 		# The control: alike, paced (the harness runs the scheme).
@@ -156,6 +161,7 @@ types_right() {
 }
 
 @test "MPMD, two ranks without the per-MPI build (the dispatcher alone in its directory): completes with every byte right, Open MPI and MPICH" {
+	needs openmpi mpich
 	local mpi lone=$BATS_TEST_TMPDIR/lone
 	mkdir "$lone"
 	cp "$A2A_TEST" "$lone/"
@@ -170,6 +176,7 @@ types_right() {
 }
 
 @test "MPMD, settings differing by rank (a threshold none reaches, SLURM_IBNET_ALLTOALL_PACED=0, a bad window): completes with every byte right, Open MPI and MPICH" {
+	needs openmpi mpich
 	local mpi setting
 	for mpi in ompi mpich; do
 		for setting in SLURM_IBNET_ALLTOALL_THRESHOLD=512m SLURM_IBNET_ALLTOALL_PACED=0 \
@@ -186,6 +193,7 @@ types_right() {
 # in each run, the reference); the preload must give an error too, not wait
 # for bytes that never come. a2a_mpmd aborts with 3 on an error.
 @test "an erroneous program sending 2048 bytes per pair to receives of 1024: an error, as the MPI's own gives, not a hang, MPI_Alltoall and MPI_Alltoallv, Open MPI and MPICH" {
+	needs openmpi mpich
 	local mpi rpn call name log=$BATS_TEST_TMPDIR/truncate
 	for mpi in ompi mpich; do
 		for rpn in 1 2; do
@@ -208,6 +216,7 @@ types_right() {
 # MPI_Finalize (an MPI_COMM_SELF attribute): MPICH's datatype engine warns of
 # every handle still held, which the test cluster's jobs then print.
 @test "nothing of the paced build's is left at MPI_Finalize: no leaked handle, MPICH" {
+	needs mpich
 	run mpich 4 2 "$BUILD/tests/a2a_check.mpich" 5 10
 	assert_success
 	assert_line 'CHECK cases=10 ranks=4 failures=0'

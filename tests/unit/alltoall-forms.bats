@@ -19,13 +19,19 @@ kind_paced() {
 }
 
 @test "MPI_THREAD_MULTIPLE: two threads of every rank on two communicators at once, 100 repetitions each, right every time and paced, Open MPI and MPICH, 1 and 2 ranks per node" {
-	local rpn
+	needs openmpi mpich
+	# 2 threads x 4 ranks polling on 2 cores: alone a run takes 2-13 s; beside
+	# two other suites one passed 120 s in CI. 128 runs at a load of 20 took
+	# at most 34 s and none hung; the limit is there for a hang.
+	local rpn TIMEOUT=300
 	for rpn in 1 2; do
+		echo "Open MPI, $rpn rank(s) per node"	# shown if the test fails
 		run ompi 4 "$rpn" "$BUILD/tests/a2a_threads.openmpi" 100
 		assert_success
 		assert_line 'THREADS reps=100 failures=0 provided=multiple'
 		kind_paced "$output" MPI_Alltoall 100
 		kind_paced "$output" MPI_Alltoallv 100
+		echo "MPICH, $rpn rank(s) per node"
 		run mpich 4 "$rpn" "$BUILD/tests/a2a_threads.mpich" 100
 		assert_success
 		assert_line 'THREADS reps=100 failures=0 provided=multiple'
@@ -34,6 +40,7 @@ kind_paced() {
 }
 
 @test "MPI_Alltoallw and MPI_IN_PLACE: subarray transposes, a type per peer, zero counts, in place for all three calls, byte-identical to PMPI_*, paced, Open MPI and MPICH, 1 and 2 ranks per node" {
+	needs openmpi mpich
 	local rpn
 	for rpn in 1 2; do
 		run ompi 4 "$rpn" "$BUILD/tests/a2a_forms.openmpi" 6
@@ -52,6 +59,7 @@ kind_paced() {
 }
 
 @test "MPI_Alltoallw from Fortran (use mpi): a subarray transpose and MPI_IN_PLACE, right and paced, Open MPI and MPICH" {
+	needs openmpi mpich
 	local rpn
 	for rpn in 1 2; do
 		run ompi 4 "$rpn" "$BUILD/tests/a2a_w_f.openmpi"
@@ -66,6 +74,7 @@ kind_paced() {
 }
 
 @test "large counts (MPICH 4): MPI_Alltoall_c, _v_c, _w_c byte-identical to PMPI_*_c and paced when they fit; a count past an int on one rank hands the call over on every rank, counted by name" {
+	needs mpich
 	local rpn
 	for rpn in 1 2; do
 		run mpich 4 "$rpn" "$BUILD/tests/a2a_large.mpich" 3
@@ -80,12 +89,16 @@ kind_paced() {
 }
 
 @test "Python: the real mpi4py at its default thread level (MPI_THREAD_MULTIPLE): Alltoall, Alltoallv and Alltoallw paced, right data, 1 and 2 ranks per node" {
+	needs openmpi
 	local rpn
 	for rpn in 1 2; do
 		run ompi 4 "$rpn" /usr/bin/python3 "$BATS_TEST_DIRNAME/../programs/a2a_mpi4py.py" default 20000
 		assert_success
 		assert_line 'MPI4PY ranks=4 level=3 bad=0'
-		assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoall: 1 call: 1 paced'
-		assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoallw: 1 call: 1 paced'
+		# mpi4py 4 calls the large-count forms where the MPI has them (Open
+		# MPI 6 on Debian forky; found there): paced alike, counted by name.
+		assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoall(_c)?: 1 call: 1 paced$'
+		assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoallv(_c)?: 1 call: 1 paced$'
+		assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoallw(_c)?: 1 call: 1 paced$'
 	done
 }

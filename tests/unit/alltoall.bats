@@ -111,6 +111,7 @@ paced_calls() {
 }
 
 @test "Open MPI: byte-identical to PMPI_Alltoall/v over random sizes, datatypes, sub-communicators, 1 to 3 ranks per node" {
+	needs openmpi
 	local np rpn out
 	for np in 3 5 6 7; do
 		for rpn in 1 2 3; do
@@ -127,6 +128,7 @@ paced_calls() {
 }
 
 @test "MPICH: byte-identical to PMPI_Alltoall/v over the same cases" {
+	needs mpich
 	local np rpn
 	for np in 3 5 7; do
 		for rpn in 1 2 3; do
@@ -157,21 +159,23 @@ paced_calls() {
 }
 
 @test "the fan-in rule: 4 KiB per pair is paced on 8 nodes (28 KiB converge on a port), not on 4 (12 KiB), at the default threshold" {
+	needs openmpi
 	# The bytes per pair are below the 0.4 threshold (16 KiB) in both runs.
-	THRESHOLD=16k run ompi 8 1 "$BUILD/bench/a2a_bench" 0.05 4096
+	THRESHOLD=16k run ompi 8 1 "$BUILD/tests/a2a_bench" 0.05 4096
 	assert_success
 	assert_line --regexp '^RESULT size=4096 ranks=8 '
 	assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoall: [0-9]+ calls: [1-9][0-9]* paced$'
-	THRESHOLD=16k run ompi 4 1 "$BUILD/bench/a2a_bench" 0.05 4096
+	THRESHOLD=16k run ompi 4 1 "$BUILD/tests/a2a_bench" 0.05 4096
 	assert_success
 	assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoall: [0-9]+ calls: 0 paced, [0-9]+ below the threshold$'
 	# Two pretend nodes of 4 ranks: 4 x 4 pairs of 1 KiB converge, 16 KiB.
-	THRESHOLD=16k run ompi 8 4 "$BUILD/bench/a2a_bench" 0.05 1024
+	THRESHOLD=16k run ompi 8 4 "$BUILD/tests/a2a_bench" 0.05 1024
 	assert_success
 	assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoall: [0-9]+ calls: [1-9][0-9]* paced$'
 }
 
 @test "what the scheme does not take goes to the MPI: one node, below the threshold; in place and MPI_THREAD_MULTIPLE are paced (0.9)" {
+	needs openmpi mpich
 	# a2a_check's cases include MPI_IN_PLACE: paced since 0.9, no route of its own.
 	run ompi 4 1 "$BUILD/tests/a2a_check.openmpi" 5 40
 	assert_success
@@ -207,6 +211,7 @@ nonblocking_counted() {
 }
 
 @test "Fortran (use mpi): MPI_Alltoall, MPI_Alltoallv and MPI_IN_PLACE paced (in place since 0.9), the non-blocking ones counted, Open MPI and MPICH" {
+	needs openmpi mpich
 	run ompi 4 1 "$BUILD/tests/a2a_fortran.openmpi"
 	assert_success
 	assert_line 'FORTRAN ranks=4 bad=0'
@@ -231,6 +236,7 @@ nonblocking_counted() {
 # (mpi_alltoall_f08ts_ too) call MPI_Alltoall, ours. The program leaves the optional ierror out of
 # some calls: Open MPI's then passes NULL for it.
 @test "Fortran (use mpi_f08): MPI_Alltoall, MPI_Alltoallv and MPI_IN_PLACE paced (in place since 0.9), the non-blocking ones counted, Open MPI and MPICH" {
+	needs openmpi mpich
 	local mpi
 	for mpi in ompi mpich; do
 		run "$mpi" 4 1 "$BUILD/tests/a2a_f08.${mpi/ompi/openmpi}"
@@ -253,6 +259,7 @@ nonblocking_counted() {
 # communicators, some completed by MPI_Test polling, the rest by
 # MPI_Waitall, every byte compared with the MPI's own blocking result.
 @test "MPI_Ialltoall and MPI_Ialltoallv: the MPI's own, counted, byte-identical to PMPI_Alltoall/v, overlapping on several communicators, Open MPI and MPICH" {
+	needs openmpi mpich
 	local mpi np
 	for mpi in ompi mpich; do
 		for np in 4 5; do
@@ -270,6 +277,7 @@ nonblocking_counted() {
 }
 
 @test "the user wins at run time: SLURM_IBNET_ALLTOALL_PACED=0, an MPI algorithm variable, a bad setting" {
+	needs openmpi mpich
 	EXTRA=SLURM_IBNET_ALLTOALL_PACED=0 run ompi 4 1 "$BUILD/tests/a2a_check.openmpi" 9 10
 	assert_success
 	assert_output --regexp 'rank 0: MPI_Alltoall: [0-9]+ calls: 0 paced, [0-9]+ switched off'
@@ -296,16 +304,17 @@ nonblocking_counted() {
 	done
 	run env LD_PRELOAD="$A2A" bash -c 'grep -c libmpi /proc/self/maps'
 	assert_output 0
-	# It defines the MPI all-to-all names and socket() (the TCP floor,
+	# It defines the MPI all-to-all names, and socket(), accept(), accept4()
+	# and close() (the TCP floor and what its sockets met,
 	# tests/unit/tcp-floor.bats), nothing else, and needs no libmpi: C 5
 	# and the 3 large-count forms, Fortran 5 x 4 manglings, Open MPI's
 	# mpi_f08 5 (up to 5.0) and the 4 C wrappers its f08 routines call
 	# (6.0) (0.9: Alltoallw and the _c forms).
 	run nm -D --defined-only "$A2A"
-	[ "$(grep -c ' T ' <<<"$output")" -eq 38 ]
+	[ "$(grep -c ' T ' <<<"$output")" -eq 41 ]
 	local other
 	other=$(awk '$2 == "T" { print $3 }' <<<"$output" |
-		grep -v -x -E 'MPI_(A|Ia)lltoall[vw]?(_c)?|MPI_I?ALLTOALL[VW]?|mpi_i?alltoall[vw]?(_|__|_f08_)?|ompi_i?alltoallv?_wrapper_f08|socket' || true)
+		grep -v -x -E 'MPI_(A|Ia)lltoall[vw]?(_c)?|MPI_I?ALLTOALL[VW]?|mpi_i?alltoall[vw]?(_|__|_f08_)?|ompi_i?alltoallv?_wrapper_f08|socket|accept4?|close' || true)
 	[ -z "$other" ] || { echo "not an all-to-all name: $other"; return 1; }
 	assert_line --regexp ' T socket$'
 	run readelf -d "$A2A"
@@ -313,6 +322,7 @@ nonblocking_counted() {
 }
 
 @test "the installed libraries ignore SLURM_IBNET_ALLTOALL_TEST_*: only the test builds read them" {
+	needs openmpi mpich
 	local lib
 	# Four ranks in pretend nodes of one: the test build paces, the
 	# installed one sees one node (this machine) and hands every call over.
@@ -343,6 +353,7 @@ nonblocking_counted() {
 # MPICH splits one machine in two with MPIR_CVAR_NUM_CLIQUES=2 (its own
 # debugging switch): still one node here, and every call handed over.
 @test "ranks of one machine are one node, whatever the MPI's shared-memory split says (MPICH's cliques, MPICH 5's mpiexec)" {
+	needs mpich
 	PRELOAD=$A2A EXTRA=MPIR_CVAR_NUM_CLIQUES=2 run mpich 4 1 "$BUILD/tests/a2a_check.mpich" 9 10
 	assert_success
 	assert_line 'CHECK cases=10 ranks=4 failures=0'
@@ -357,6 +368,7 @@ nonblocking_counted() {
 # as one int-counted receive and send (the chunks between nodes never pass
 # the window). About 4.3 GB of buffers and 7-9 s per MPI on this machine.
 @test "a real block over 2 GiB: MPI_Alltoallv hands it to the MPI's own, counted, every byte right, Open MPI and MPICH" {
+	needs openmpi mpich
 	run ompi 3 2 "$BUILD/tests/a2a_hazard.openmpi" big
 	assert_success
 	assert_line 'BIG ranks=3 block=2148532224 bad=0'
@@ -376,6 +388,7 @@ nonblocking_counted() {
 # exercised here: int arithmetic at the real 2 GiB boundary (the test above,
 # MPI_Alltoallv only).
 @test "the test-only block limit: calls with a block over it go to the MPI's own and are counted, both calls byte-identical, Open MPI and MPICH" {
+	needs openmpi mpich
 	local out
 	EXTRA=SLURM_IBNET_ALLTOALL_TEST_BLOCK_LIMIT=65536 run ompi 5 2 "$BUILD/tests/a2a_check.openmpi" 52 60
 	assert_success
@@ -400,6 +413,7 @@ nonblocking_counted() {
 # rank saw is read from its file, $log.RANK: the launchers at times drop a
 # rank's last output line when the job is aborted.
 @test "a failed call of the scheme is returned and reported once through the communicator's error handler, Open MPI and MPICH" {
+	needs openmpi mpich
 	local mpi n call log=$BATS_TEST_TMPDIR/hazard
 	for mpi in ompi mpich; do
 		for n in 1 6 40; do
@@ -418,6 +432,7 @@ nonblocking_counted() {
 }
 
 @test "with MPI_ERRORS_ARE_FATAL a failed call of the scheme aborts the job, Open MPI and MPICH" {
+	needs openmpi mpich
 	# Open MPI's MPI_ERRORS_ARE_FATAL ends the job with the error's code,
 	# MPI_ERR_OTHER, 16 there: neither a hang (124) nor the program's own
 	# abort (3). Not its text: mpirun 4.1 at times loses it ("Data unpack
@@ -441,6 +456,7 @@ nonblocking_counted() {
 # SLURM_IBNET_ALLTOALL_REPORT=off once turned the report on, where the gate's
 # SLURM_IBNET_RSOCKET_DEBUG=off was off.
 @test "SLURM_IBNET_ALLTOALL_REPORT: off, no, false, 0 and empty are off, as for the gate; anything else is on" {
+	needs openmpi
 	local v
 	for v in off no false FALSE 0 '' on 1 yes; do
 		run timeout 60 mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np 2 \
@@ -460,6 +476,7 @@ nonblocking_counted() {
 # report, how much communicator state they made and freed and the most
 # requests one exchange had posted at once.
 @test "communicator state is freed with its communicator: 30 made, 30 freed, Open MPI and MPICH" {
+	needs openmpi mpich
 	run ompi 4 1 "$BUILD/tests/a2a_churn.openmpi" 30 64
 	assert_success
 	assert_line 'CHURN rounds=30 ranks=4 bad=0'
@@ -474,6 +491,7 @@ nonblocking_counted() {
 # posted a credit receive for each of them at the start of a call (60 or
 # more requests, all scanned by every Waitsome); now two phases' worth.
 @test "requests outstanding at once grow with the ranks per node, not the ranks: 64 ranks in nodes of 4, under 32" {
+	needs openmpi
 	local most
 	run ompi 64 4 "$BUILD/tests/a2a_churn.openmpi" 3 16384
 	assert_success
@@ -485,6 +503,7 @@ nonblocking_counted() {
 }
 
 @test "256 ranks in 32 pretend nodes of 8 (Open MPI) and 32 ranks in 8 (MPICH): byte-identical to PMPI_Alltoall/v" {
+	needs openmpi mpich
 	# Memory: 256 ranks share this machine, so blocks stay under 4 KiB.
 	TIMEOUT=400 run ompi 256 8 --mca mpi_yield_when_idle 1 "$BUILD/tests/a2a_check.openmpi" 19 3 4096
 	assert_success
@@ -498,6 +517,7 @@ nonblocking_counted() {
 }
 
 @test "out of memory on one rank: every rank hands the call over, counted, and none waits for it, Open MPI and MPICH" {
+	needs openmpi mpich
 	EXTRA=SLURM_IBNET_ALLTOALL_TEST_NO_MEMORY=2 run ompi 4 1 "$BUILD/tests/a2a_check.openmpi" 5 20
 	assert_success
 	assert_line 'CHECK cases=20 ranks=4 failures=0'
@@ -523,6 +543,7 @@ quiet_ompi() {
 # job ends at once with the reason; 0.8.0 returned MPI_ERR_NO_MEM on that
 # rank and its peers hung (here: until the timeout).
 @test "out of memory inside a paced call on one rank: the job ends at once with the reason, no rank waits, Open MPI and MPICH" {
+	needs openmpi mpich
 	local start
 	start=$SECONDS
 	TIMEOUT=60 EXTRA=SLURM_IBNET_ALLTOALL_TEST_NO_SCRATCH=1 run ompi 4 1 "$BUILD/tests/a2a_check.openmpi" 5 20
@@ -538,6 +559,7 @@ quiet_ompi() {
 }
 
 @test "asked for the paced scheme and none was paced: rank 0 says why without a report; REPORT=0 silences it; a paced call does" {
+	needs openmpi
 	# 4 KiB per pair on 4 nodes: 12 KiB converge on a port, under the default threshold.
 	run quiet_ompi 4 -x SLURM_IBNET_ALLTOALL_THRESHOLD=16k "$BUILD/tests/a2a_check.openmpi" 5 10 4096
 	assert_success
@@ -555,6 +577,7 @@ quiet_ompi() {
 }
 
 @test "the step's tally: every process leaves its counts, ibnet-hosts --tally sums them as the node's log line" {
+	needs openmpi
 	local dir=$BATS_TEST_TMPDIR/tally
 	mkdir "$dir"
 	run quiet_ompi 4 -x SLURM_IBNET_ALLTOALL_THRESHOLD=0 -x SLURM_IBNET_ALLTOALL_TALLY="$dir" \

@@ -7,9 +7,14 @@
 
 load ../helpers/common
 
-# refused RULE WHY: --check refuses RULE within 2 s (and 1 GB), naming why.
+# The bounds below are CPU seconds (ulimit -t: SIGXCPU past them), which a
+# loaded machine does not stretch; the wall-clock timeouts only catch a hang
+# (a 2 s wall-clock limit once failed in CI beside two other suites on a
+# run that used 0.01 s of CPU).
+
+# refused RULE WHY: --check refuses RULE within 2 s of CPU (and 1 GB), naming why.
 refused() {
-	run bash -c "ulimit -v 1000000; timeout 2 '$IBNET_HOSTS' --rule \"\$0\" --check" "$1"
+	run bash -c "ulimit -v 1000000 -t 2; timeout 60 '$IBNET_HOSTS' --rule \"\$0\" --check" "$1"
 	[ "$status" -eq 1 ] || { echo "status $status for $1: $output"; return 1; }
 	assert_output --partial "$2"
 }
@@ -42,10 +47,10 @@ refused() {
 	refused 's/^()(a?()){1,255}()/x/' 'a repeated group expands to more than 256 states'	# the fuzzer's input
 	refused 's/^(a{0,15}|b{0,15}){0,64}/x/' 'a repeated group expands to more than 256 states'
 	# At the bounds: accepted, and compiled and applied in well under a second.
-	run timeout 2 "$IBNET_HOSTS" --rule 's/^(a?|b?|c?|d?|e?|f?|g?|h?){1,16}c/x/' c1-1
+	run bash -c "ulimit -t 2; timeout 60 '$IBNET_HOSTS' --rule 's/^(a?|b?|c?|d?|e?|f?|g?|h?){1,16}c/x/' c1-1"
 	assert_success
 	assert_output 'x1-1'
-	run timeout 2 "$IBNET_HOSTS" --rule 's/^(a?|b?){1,32}c/x/' c1-1
+	run bash -c "ulimit -t 2; timeout 60 '$IBNET_HOSTS' --rule 's/^(a?|b?){1,32}c/x/' c1-1"
 	assert_output 'x1-1'
 }
 
@@ -80,12 +85,12 @@ refused() {
 @test "file: tables that are not plain files, or empty, are refused instead of read without end" {
 	local p
 	for p in / /dev/zero; do
-		run bash -c "ulimit -v 1000000; timeout 2 '$IBNET_HOSTS' --rule 'file:$p' --check"
+		run bash -c "ulimit -v 1000000 -t 2; timeout 60 '$IBNET_HOSTS' --rule 'file:$p' --check"
 		assert_failure 1
 		assert_output "spank-ibnet: ib_hostname=file:'$p': not a regular file"
 	done
 	# /proc files look regular; a read error is an error, not the end of the table.
-	run bash -c "ulimit -v 1000000; timeout 2 '$IBNET_HOSTS' --rule 'file:/proc/self/mem' --check"
+	run bash -c "ulimit -v 1000000 -t 2; timeout 60 '$IBNET_HOSTS' --rule 'file:/proc/self/mem' --check"
 	assert_failure 1
 	assert_output "spank-ibnet: ib_hostname=file:'/proc/self/mem': read error: Input/output error"
 	: > "$BATS_TEST_TMPDIR/empty"
@@ -126,8 +131,8 @@ instructions() {
 # also holds VARs, within 1 s and 1 GB; prints the decision line and the hosts.
 forged() {
 	env -i PATH="$PATH" SLURM_JOB_NODELIST=c1-1 SLURM_JOB_NUM_NODES=1 "$@" bash -c '
-		ulimit -v 1000000
-		timeout 1 "$0" --rule "s/^c(.*)/cib\1/" --env --transport=ipoib --iface ib0 2>&1 |
+		ulimit -v 1000000 -t 1
+		timeout 30 "$0" --rule "s/^c(.*)/cib\1/" --env --transport=ipoib --iface ib0 2>&1 |
 			grep -e "^spank-ibnet" -e SLURM_IBNET_HOSTS= | cut -c1-2000' "$IBNET_HOSTS"
 }
 
@@ -164,8 +169,8 @@ forged() {
 
 @test "a job's list may name at most 65,536 hosts, whatever count it claims: refused in milliseconds with a sentence" {
 	run env -i PATH="$PATH" 'SLURM_JOB_NODELIST=n[0-999999]' bash -c '
-		ulimit -v 1000000
-		timeout 1 "$0" --env --transport=ipoib --iface ib0' "$IBNET_HOSTS"
+		ulimit -v 1000000 -t 1
+		timeout 30 "$0" --env --transport=ipoib --iface ib0' "$IBNET_HOSTS"
 	assert_failure 1
 	assert_output "spank-ibnet: hostlist 'n[0-999999]' has more than 65536 hosts"
 }
@@ -176,7 +181,8 @@ managed() {
 	local value
 	value=$(seq -f 'V%.0f:00000000' 0 $(($1 - 1)) | paste -sd,)
 	env -i PATH="$PATH" SLURM_JOB_NODELIST=c1-1 SLURM_IBNET_MANAGED="$value" bash -c '
-		timeout 1 "$0" --config "" --env --transport=ipoib --iface ib0 2>&1 >/dev/null' \
+		ulimit -t 1
+		timeout 30 "$0" --config "" --env --transport=ipoib --iface ib0 2>&1 >/dev/null' \
 		"$IBNET_HOSTS"
 }
 
@@ -184,7 +190,7 @@ managed() {
 	# Issue 26, M3: 128 KB of it cost quadratic time and made a 1.2 MB line in slurmd.log.
 	run managed 8500	# 126 KB, near the kernel's limit for one variable
 	assert_success
-	assert_output "spank-ibnet: transport=ipoib (--transport), alltoall=default (default), interface ib0; 13 environment changes; SLURM_IBNET_MANAGED not read: longer than 8192 bytes, which spank-ibnet never writes; what an earlier step set is left as it is"
+	assert_output "spank-ibnet: transport=ipoib (--transport), alltoall=default (default), interface ib0; 14 environment changes; SLURM_IBNET_MANAGED not read: longer than 8192 bytes, which spank-ibnet never writes; what an earlier step set is left as it is"
 	# Under the bound, each entry handed back says so, and the line is cut at 1 KiB with "...".
 	run managed 580	# 8 KB
 	assert_success

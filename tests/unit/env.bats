@@ -205,6 +205,30 @@ setup() {
 	refute_line --partial 'SLURM_IBNET_HOSTS'
 }
 
+# The one answer to "does this transport need InfiniBand", for the gaussian-ib
+# module (job_submit.lua gets the same from the job control environment).
+@test "the step says whether its transport needs InfiniBand: rsocket and ipoib yes, tcp no, none nothing" {
+	local t
+	for t in rsocket:yes ipoib:yes tcp:no; do
+		run plan -- --transport="${t%%:*}" --nodelist 'c1-[1-2]'
+		assert_success
+		assert_line "SLURM_IBNET_NEEDS_INFINIBAND=${t#*:}"
+	done
+	run plan -- --ordered-alltoall
+	assert_success
+	refute_line --partial 'SLURM_IBNET_NEEDS_INFINIBAND'
+	# A later step without a transport takes it away with the rest.
+	run env -i PATH="$PATH" bash -c '
+		eval "$("$0" --config "$1" --env --iface ib0 --transport=ipoib --nodelist c1-1 2>/dev/null)"
+		echo "job: $SLURM_IBNET_NEEDS_INFINIBAND"
+		eval "$("$0" --config "$1" --env --transport=none 2>/dev/null)"
+		echo "step: ${SLURM_IBNET_NEEDS_INFINIBAND-unset}"
+		' "$IBNET_HOSTS" "$CONF"
+	assert_success
+	assert_line 'job: yes'
+	assert_line 'step: unset'
+}
+
 @test "srun --transport=none and --no-ordered-alltoall inside a job undo exactly what the job got" {
 	run env -i PATH="$PATH" LD_PRELOAD=/opt/mine.so UCX_NET_DEVICES=mine bash -c '
 		before=$(env | sort)

@@ -274,6 +274,71 @@ echo_exel() {
 	done
 }
 
+# ibnet-hosts --linda-workers FILE: the C rule that renames %LindaWorkers
+# lines (ibnet_linda_input_has_workers) says whether a file has one, for the
+# g16 wrapper, which has grepped for it itself.
+@test "ibnet-hosts --linda-workers: 0 with a %LindaWorkers line in any case or indent, 1 without, 3 naming a file it cannot read, 2 a usage error" {
+	local f=$BATS_TEST_TMPDIR/in.gjf
+	printf '%%NProcShared=4\n%%LindaWorkers=c1-1,c1-2:2\n#p\n' > "$f"
+	run "$IBNET_HOSTS" --linda-workers "$f"
+	assert_success
+	assert_output ''
+	printf '%%chk=a\n  \t%%lindaWORKERS = c1-1\r\n#p\n' > "$f"
+	run "$IBNET_HOSTS" --linda-workers "$f"
+	assert_success
+	assert_output ''
+	# Not one: the line in a title, another Link 0 line, no list at all.
+	printf '%%NProcLinda=2\n#p\n\n%%LindaWorkers=c1-1 as a title\n\n0 1\n' > "$f"
+	run "$IBNET_HOSTS" --linda-workers "$f"
+	assert_failure 1
+	assert_output ''
+	: > "$f"
+	run "$IBNET_HOSTS" --linda-workers "$f"
+	assert_failure 1
+	run "$IBNET_HOSTS" --linda-workers "$BATS_TEST_TMPDIR/missing.gjf"
+	assert_failure 3
+	assert_output "spank-ibnet: cannot read $BATS_TEST_TMPDIR/missing.gjf: No such file or directory"
+	run "$IBNET_HOSTS" --linda-workers "$BATS_TEST_TMPDIR"
+	assert_failure 3
+	assert_output "spank-ibnet: cannot read $BATS_TEST_TMPDIR"
+	# It goes alone.
+	run "$IBNET_HOSTS" --linda-workers "$f" --check
+	assert_failure 2
+	run "$IBNET_HOSTS" --linda-workers
+	assert_failure 2
+}
+
+# The grep the g16 wrapper has used, against the C rule, line by line.
+@test "--linda-workers answers as the g16 wrapper's grep on every form it accepts: any case, leading blanks, blanks around =" {
+	local grep_rule='^[[:space:]]*%[Ll][Ii][Nn][Dd][Aa][Ww][Oo][Rr][Kk][Ee][Rr][Ss][[:space:]]*='
+	local f=$BATS_TEST_TMPDIR/in.gjf line by_grep by_c
+	local -a lines=(
+		'%LindaWorkers=c1-1' '%lindaworkers=c1-1:2,c1-2' '%LINDAWORKERS=c1-1' '%LiNdAwOrKeRs=c1-1'
+		'  %LindaWorkers=c1-1' $'\t%LindaWorkers=c1-1' $'\f\v %LindaWorkers=c1-1'
+		'%LindaWorkers =c1-1' $'%LindaWorkers\t= c1-1' '%LindaWorkers=c1-1   ' $'%LindaWorkers=c1-1\r'
+		'%LindaWorker=c1-1' '%LindaWorkerss=c1-1' '#LindaWorkers=c1-1' 'x %LindaWorkers=c1-1'
+		'% LindaWorkers=c1-1' '%LindaWorkers' '%LindaWorkers: c1-1' '%NProcLinda=2' '')
+	for line in "${lines[@]}"; do
+		printf '%%chk=a\n%s\n#p\n' "$line" > "$f"
+		grep -qE "$grep_rule" "$f" && by_grep=0 || by_grep=1
+		"$IBNET_HOSTS" --linda-workers "$f" && by_c=0 || by_c=$?
+		echo "$(printf '%q' "$line"): grep $by_grep, C $by_c"
+		[ "$by_grep" = "$by_c" ]
+	done
+	# Where they differ, the grep says yes to a line with no list, or a list
+	# with a blank inside, which the rule that renames does not take as one:
+	# gaussian-ib-input hands those inputs on unchanged, so the real g16
+	# gets the same input either way.
+	for line in '%LindaWorkers=' '%LindaWorkers=  ' '%LindaWorkers=c1-1 c1-2'; do
+		printf '%%chk=a\n%s\n#p\n' "$line" > "$f"
+		grep -qE "$grep_rule" "$f"
+		run "$IBNET_HOSTS" --linda-workers "$f"
+		assert_failure 1
+		run bash -c "IBNET_PLUGSTACK_CONF=/nonexistent '$IBNET_HOSTS' --linda-input '$f' | cmp - '$f'"
+		assert_success
+	done
+}
+
 @test "the g16 wrapper feeds the rewritten input to the real g16; other inputs pass untouched" {
 	mkdir -p "$BATS_TEST_TMPDIR/realbin"
 	printf '#!/bin/sh\necho "real g16 args: $*"\nif [ $# -ge 1 ] && [ -f "$1" ]; then cat "$1"; else cat; fi\n' > "$BATS_TEST_TMPDIR/realbin/g16"
@@ -295,6 +360,64 @@ echo_exel() {
 	assert_line 'real g16 args: plain.gjf out.txt'
 	run -127 g09 job.gjf
 	assert_output --partial 'no real g09 on PATH'
+}
+
+# Whether an input has a %LindaWorkers line is the plugin's grammar
+# (ibnet-hosts --linda-workers): an input it cannot read is its sentence, and
+# no Gaussian is started on it.
+@test "the g16 wrapper asks ibnet-hosts whether an input has %LindaWorkers; an unreadable one starts nothing" {
+	mkdir -p "$BATS_TEST_TMPDIR/realbin"
+	printf '#!/bin/sh\necho "real g16 args: $*"\n' > "$BATS_TEST_TMPDIR/realbin/g16"
+	chmod +x "$BATS_TEST_TMPDIR/realbin/g16"
+	export PATH=$REPO/scripts/gaussian-ib-bin:$BATS_TEST_TMPDIR/realbin:$PATH
+	run -2 g16 "$BATS_TEST_TMPDIR/missing.gjf"
+	refute_output --partial 'real g16'
+	assert_output --partial 'cannot read'
+	# An ibnet-hosts without the mode (a usage error, 2) cannot answer: a
+	# sentence, and no Gaussian; not taken for an unreadable file.
+	local t=$BATS_TEST_TMPDIR/oldtree
+	mkdir -p "$t/scripts/gaussian-ib-bin" "$t/build"
+	cp "$REPO/scripts/gaussian-ib-bin/g16" "$t/scripts/gaussian-ib-bin/"
+	cp "$REPO/scripts/ibnet-hosts-find.sh" "$REPO/scripts/gaussian-ib-input" "$t/scripts/"
+	printf '#!/bin/sh\necho "usage: ibnet-hosts [options] HOSTLIST" >&2\nexit 2\n' > "$t/build/ibnet-hosts"
+	chmod +x "$t/build/ibnet-hosts"
+	printf '%%LindaWorkers=c1-1\n#p\n' > "$BATS_TEST_TMPDIR/in.gjf"
+	run -2 "$t/scripts/gaussian-ib-bin/g16" "$BATS_TEST_TMPDIR/in.gjf"
+	refute_output --partial 'real g16'
+	assert_output --partial "cannot tell whether $BATS_TEST_TMPDIR/in.gjf has a %LindaWorkers line (status 2"
+}
+
+# One way to find ibnet-hosts (scripts/ibnet-hosts-find.sh), for every script:
+# its own installation, its own source tree, this node's PATH, a recorded one.
+@test "the scripts find ibnet-hosts one way: their installation, their source tree, PATH, then a recorded path" {
+	local t=$BATS_TEST_TMPDIR/find tool
+	mkdir -p "$t/usr/share/spank-ibnet/scripts" "$t/usr/bin" "$t/src/scripts" "$t/src/build" "$t/path" "$t/recorded"
+	for tool in "$t/usr/bin" "$t/src/build" "$t/path" "$t/recorded"; do
+		printf '#!/bin/sh\n' > "$tool/ibnet-hosts" && chmod +x "$tool/ibnet-hosts"
+	done
+	find_in() {
+		env -i PATH="$1" /bin/sh -c '. "$0"; ibnet_hosts_find "$1" "$2"' \
+			"$REPO/scripts/ibnet-hosts-find.sh" "$2" "${3-}"
+	}
+	run find_in "$t/path" "$t/usr/share/spank-ibnet/scripts"
+	assert_output "$t/usr/share/spank-ibnet/scripts/../../../bin/ibnet-hosts"
+	run find_in "$t/path" "$t/src/scripts"
+	assert_output "$t/src/scripts/../build/ibnet-hosts"
+	# A source tree without a build: its ../../bin is not its installation.
+	mkdir -p "$t/opt/src/scripts" "$t/bin"
+	printf '#!/bin/sh\n' > "$t/bin/ibnet-hosts" && chmod +x "$t/bin/ibnet-hosts"
+	run find_in "$t/path" "$t/opt/src/scripts"
+	assert_output "$t/path/ibnet-hosts"
+	# No tree (the linda-rsockets wrapper): this node's, else the recorded one.
+	run find_in "$t/path" "" "$t/recorded/ibnet-hosts"
+	assert_output "$t/path/ibnet-hosts"
+	run find_in /nonexistent "" "$t/recorded/ibnet-hosts"
+	assert_output "$t/recorded/ibnet-hosts"
+	run find_in /nonexistent "$t/path" "$t/nothing-here"
+	assert_failure
+	assert_output ''
+	# What install ships beside the scripts that source it.
+	"${MAKE:-make}" -s -C "$REPO" install-list | grep -qx '.*/share/spank-ibnet/scripts/ibnet-hosts-find.sh'
 }
 
 lmod() {
@@ -359,6 +482,19 @@ lmod_flat() {
 	assert_output --partial "L=unset"
 	run lmod 'SLURM_JOB_ID=7 SLURM_IBNET_TRANSPORT=ipoib module load gaussian-ib && echo "L=$GAUSS_LEXEDIR"'
 	assert_line "L=$G/g16/linda-exe-ib"
+}
+
+# Whether the job has IB names is the plugin's answer (SLURM_IBNET_NEEDS_INFINIBAND),
+# not a list of transports in the module; without it (a plugin before 0.9, the
+# test above), the answer those plugins gave.
+@test "module load gaussian-ib follows the plugin's SLURM_IBNET_NEEDS_INFINIBAND, whatever the transport's name" {
+	"$SETUP" "$G/g16"
+	export g16root=$G
+	run lmod 'SLURM_JOB_ID=7 SLURM_IBNET_TRANSPORT=newfabric SLURM_IBNET_NEEDS_INFINIBAND=yes module load gaussian-ib && echo "L=$GAUSS_LEXEDIR"'
+	assert_line "L=$G/g16/linda-exe-ib"
+	run lmod_flat 'SLURM_JOB_ID=7 SLURM_IBNET_TRANSPORT=rsocket SLURM_IBNET_NEEDS_INFINIBAND=no module load gaussian-ib'
+	assert_failure
+	assert_output --partial "this job did not ask for InfiniBand (its transport is 'rsocket')"
 }
 
 @test "the g16 wrapper sets GAUSS_PDEF to the job's cores on the node, unless the user set it" {

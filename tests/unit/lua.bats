@@ -83,6 +83,31 @@ admin_comment=ibnet:transport=$t,alltoall=default"
 	done
 }
 
+# Which transports need InfiniBand is the plugin's answer (IBNET_NEEDS_INFINIBAND),
+# not a list here: the record decides, whatever the transport's name; without
+# it (a plugin before 0.9, the tests above), the answer those plugins gave.
+@test "the plugin's IBNET_NEEDS_INFINIBAND decides the ib feature, with or without SPANK_" {
+	local lua
+	for lua in "${LUAS[@]}"; do
+		echo "$lua"
+		run in_lua "$lua" 'submit{ spank_job_env = { [0] = "IBNET_TRANSPORT=tcp",
+			[1] = "IBNET_NEEDS_INFINIBAND=yes" } }'
+		assert_success
+		assert_line 'features=ib'
+		assert_line 'admin_comment=ibnet:transport=tcp,alltoall=default'
+		run in_lua "$lua" 'submit{ features = "gpu", spank_job_env = { [0] = "SPANK_IBNET_TRANSPORT=rsocket",
+			[1] = "SPANK_IBNET_NEEDS_INFINIBAND=no" } }'
+		assert_success
+		assert_line 'features=gpu'
+		assert_line 'admin_comment=ibnet:transport=rsocket,alltoall=default'
+		# A transport this module has never heard of: the record is enough.
+		run in_lua "$lua" 'submit{ spank_job_env = { [0] = "IBNET_TRANSPORT=newfabric",
+			[1] = "IBNET_NEEDS_INFINIBAND=yes" } }'
+		assert_success
+		assert_line 'features=ib'
+	done
+}
+
 @test "a job that asks for no transport is left alone, its own constraint and comment too, and not logged" {
 	local lua
 	for lua in "${LUAS[@]}"; do

@@ -7,6 +7,8 @@
 load ../helpers/common
 
 setup_file() {
+	# The package has both paced builds (BuildRequires: openmpi-devel, mpich-devel).
+	needs openmpi mpich
 	make -C "$REPO" rpm > "$BATS_FILE_TMPDIR/rpm.log" 2>&1 || { tail -30 "$BATS_FILE_TMPDIR/rpm.log" >&3; return 1; }
 }
 
@@ -27,6 +29,7 @@ rpmfile() { ls "$REPO"/build/rpm/RPMS/*/spank-ibnet-"$(cat "$REPO/VERSION")"-1*.
 	assert_line /usr/lib64/spank-ibnet/libibnet-alltoall.so
 	assert_line /usr/lib64/spank-ibnet/libibnet-a2a-ompi.so
 	assert_line /usr/lib64/spank-ibnet/libibnet-a2a-mpich.so
+	assert_line /usr/lib64/spank-ibnet/ibnet_tcp_floor.bpf.o
 	assert_line /usr/bin/ibnet-hosts
 	assert_line /usr/share/spank-ibnet/ibnet.conf
 	assert_line --regexp '^/usr/share/doc/spank-ibnet[^/]*/benchmarks\.md$'

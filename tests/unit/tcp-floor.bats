@@ -136,11 +136,13 @@ print("client=%d accepted=%d" % (rto(c), rto(s)))'
 	assert_output --partial "SLURM_IBNET_TCP_RTO_MIN_US: '5' is not a number of microseconds (1000 to 200000)"
 }
 
-@test "a kernel without TCP_RTO_MIN_US (hidden from the probe): the step runs without the floor, and the log line says why" {
+@test "a kernel without TCP_RTO_MIN_US (hidden from the probe), and the BPF tier off: the step runs without the floor, and the log line says why" {
+	# The BPF tier, which such a kernel gets otherwise: tests/unit/tcp-floor-bpf.bats.
+	CONF="$CONF tcp_rto_bpf=none"
 	run env LD_PRELOAD="$HIDE" "$IBNET_HOSTS" --config "$CONF" --env --transport=tcp --iface eth0 \
 		--ordered-alltoall --nodelist c1-1
 	assert_success
-	assert_output --partial "no TCP retransmission floor (--ordered-alltoall): this node's kernel has no TCP_RTO_MIN_US socket option (Linux 6.15 or later); the step's sockets keep Linux's 200 ms"
+	assert_output --partial "no TCP retransmission floor (--ordered-alltoall): this node's kernel has no TCP_RTO_MIN_US socket option (Linux 6.15 or later), and no BPF tier: the site has the BPF tier off (tcp_rto_bpf=none); the step's sockets keep Linux's 200 ms"
 	refute_output --partial 'SLURM_IBNET_TCP_RTO_MIN_US'
 	# The paced all-to-all is still preloaded (after the test's own preload,
 	# which the plan takes for the user's): the floor is the only loss.
@@ -150,4 +152,46 @@ print("client=%d accepted=%d" % (rto(c), rto(s)))'
 	assert_success
 	refute_output --partial "$A2A"
 	assert_output --partial "no TCP retransmission floor (--tcp-rto-min): this node's kernel has no TCP_RTO_MIN_US"
+}
+
+@test "what the floored sockets met: the preload's retransmission timeouts (TCP_INFO at close and at exit) match the kernel's TcpExtTCPTimeouts within 10%, written to the step's tally; not counted without a floor" {
+	command -v nft >/dev/null || skip "nft is not installed (devel/install-deps)"
+	local ns=spank-tcpfloor-$$ tally=$BATS_TEST_TMPDIR/tally
+	mkdir "$tally"
+	ip netns add "$ns"
+	ip netns exec "$ns" ip link set lo up
+	# 10% of the data segments lost on the way out (netem is not in every kernel; nft is).
+	ip netns exec "$ns" nft -f - <<-NFT
+	table inet ibnet_loss {
+		chain out { type filter hook output priority 0; ip length > 200 numgen random mod 100 < 10 drop; }
+	}
+	NFT
+	count() { ip netns exec "$ns" nstat -asz TcpExtTCPTimeouts | awk '/TcpExtTCPTimeouts/ {print $2}'; }
+	local before after
+	before=$(count)
+	run ip netns exec "$ns" env LD_PRELOAD="$A2A" SLURM_IBNET_TCP_RTO_MIN_US=10000 \
+		SLURM_IBNET_ALLTOALL_TALLY="$tally" SLURM_IBNET_ALLTOALL_REPORT=1 \
+		python3 "$REPO/tests/programs/tcp_lossy_pair.py" 300 20000 30
+	after=$(count)
+	ip netns del "$ns"
+	assert_success
+	[[ "$output" =~ rounds=300\ client_rto=([0-9]+) ]]
+	[ "${BASH_REMATCH[1]}" -lt 50000 ]
+	assert_output --regexp 'spank-ibnet tcp: pid [0-9]+: 2 TCP sockets given a 10000 us retransmission floor; [0-9]+ retransmission timeouts?, [0-9]+ segments? retransmitted'
+	run "$IBNET_HOSTS" --tally "$tally"
+	assert_success
+	assert_line 'processes=0 skipped=0'
+	[[ "$output" =~ floor:\ processes=1\ sockets=2\ timeouts=([0-9]+)\ retransmitted=([0-9]+) ]]
+	local ours=${BASH_REMATCH[1]} retrans=${BASH_REMATCH[2]} kernel=$((after - before))
+	echo "ours=$ours kernel=$kernel retrans=$retrans"
+	[ "$kernel" -ge 5 ]
+	[ $(( (ours - kernel) * (ours - kernel) * 100 )) -le $(( kernel * kernel )) ]
+	[ "$retrans" -ge "$ours" ]
+	# (Two sockets made: the listener and the client; the accepted one inherits
+	# the floor in the kernel, and its timeouts are counted too.)
+	# Preloaded without a floor: nothing counted, nothing written.
+	rm -f "$tally"/*
+	run env LD_PRELOAD="$A2A" SLURM_IBNET_ALLTOALL_TALLY="$tally" python3 "$REPO/tests/programs/tcp_lossy_pair.py" 3 100 5
+	assert_success
+	[ -z "$(ls -A "$tally")" ]
 }

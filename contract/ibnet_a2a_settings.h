@@ -9,16 +9,17 @@
  * (SLURM_IBNET_ALLTOALL), its environment plan, its node probe, ibnet-hosts
  * and the job's libraries (the dispatcher, the paced scheme) read the
  * schemes, the per-MPI builds, the MPI variables, the settings' variables
- * and their bounds here. (The config's
- * list of keys names alltoall_* too, in the order the admin guide documents
- * them; the scheduler's record says "ordered", a word of its own.) No MPI,
- * no Slurm.
+ * and their bounds here; the config's key table (config_keys[] in
+ * spank-ibnet/ibnet_config.c) points at ibnet_a2a_keys[] for the alltoall_*
+ * keys, so their names are written only here. (The scheduler's record says
+ * "ordered", a word of its own.) No MPI, no Slurm.
  */
 #ifndef IBNET_A2A_SETTINGS_H
 #define IBNET_A2A_SETTINGS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * The all-to-all a step asks for and gets. A step asks for DEFAULT (nothing),
@@ -125,13 +126,22 @@ struct ibnet_a2a_settings {
 /* On (ibnet_flag_on): each process says at exit how many calls were paced or handed over. */
 #define IBNET_A2A_ENV_REPORT "SLURM_IBNET_ALLTOALL_REPORT"
 /*
- * A directory the plugin makes for a paced step (spank-ibnet/ibnet_tally.h).
- * With the report off, each process of the paced library leaves one file
- * there at exit, one line per call kind and route it served:
+ * A directory the plugin makes for a paced step, and for a step whose TCP
+ * floor the job preload sets (spank-ibnet/ibnet_tally.h). Each process
+ * leaves files there at exit, one line per count:
  *   KIND<TAB>ROUTE<TAB>COUNT     e.g. "MPI_Alltoall\tbelow the threshold\t12"
- * and the plugin sums the files into the node's log line at the step's end.
+ * the paced library one file a2a.* of the calls it served (each kind and
+ * route), the TCP floor one file tcp.* of its sockets (kind "floor":
+ * sockets, timeouts, retransmitted); the plugin sums the files into the
+ * node's log lines at the step's end.
  */
 #define IBNET_A2A_ENV_TALLY "SLURM_IBNET_ALLTOALL_TALLY"
+#define IBNET_A2A_TALLY_CALLS "a2a."
+#define IBNET_A2A_TALLY_FLOOR "tcp."
+#define IBNET_A2A_TALLY_FLOOR_KIND "floor"
+
+/* A new file PREFIX + 6 random characters in dir (mkstemp), to write; NULL if none. */
+FILE *ibnet_a2a_tally_open(const char *dir, const char *prefix);
 
 /* The settings, each one row of ibnet_a2a_keys. */
 enum ibnet_a2a_key {
@@ -185,37 +195,5 @@ extern const struct ibnet_a2a_mpi_choice ibnet_a2a_mpi_choices[];
 
 /* The first of the MPI choice variables that get(name) finds set, or NULL. */
 const char *ibnet_a2a_user_choice(const char *(*get)(void *ctx, const char *name), void *ctx);
-
-/*
- * The TCP retransmission floor (ibnet_tcp_floor.c), which the same preload
- * carries. A job asks with --tcp-rto-min or SLURM_IBNET_TCP_RTO_MIN (10ms,
- * 8000us, 10 meaning milliseconds, or off); --ordered-alltoall implies the
- * site's value. The plugin puts what the node's kernel accepted, in
- * microseconds, in SLURM_IBNET_TCP_RTO_MIN_US, which the preload reads.
- * Bounds: Linux takes 2 jiffies (8 ms at HZ=250) to 200 ms, its default;
- * the plugin's probe raises a smaller value to what the kernel takes
- * (ibnet_probe_rto_floor), and the kernel rounds up to whole jiffies (10 ms
- * reads back as 12 ms at HZ=250). The default, 10 ms,
- * is from the bench (docs/benchmarks.md, "The retransmission floor").
- */
-#define IBNET_RTO_ENV_ASK "SLURM_IBNET_TCP_RTO_MIN"
-#define IBNET_RTO_ENV_US "SLURM_IBNET_TCP_RTO_MIN_US"
-#define IBNET_RTO_MIN_DEFAULT_US 10000ul
-#define IBNET_RTO_MIN_LOW_US 1000ul
-#define IBNET_RTO_MIN_HIGH_US 200000ul
-
-/*
- * A floor as a user or admin writes it: "10ms", "10" (milliseconds),
- * "8000us" or "off" (*us = 0). On a bad value, writes a sentence naming
- * source and value into msg and returns -1.
- */
-int ibnet_rto_parse(const char *value, const char *source, unsigned long *us, char *msg,
-		    size_t msglen);
-
-/*
- * SLURM_IBNET_TCP_RTO_MIN_US: plain microseconds within the bounds. On a
- * bad value, writes a sentence naming the variable and value into msg.
- */
-int ibnet_rto_parse_us(const char *value, unsigned long *us, char *msg, size_t msglen);
 
 #endif

@@ -3,11 +3,13 @@
  * ibnet_a2a_settings.c - the all-to-all's one table, and the parsing of its values.
  */
 #include "ibnet_a2a_settings.h"
+#include "ibnet_job_vars.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const scheme_names[IBNET_ALLTOALL_SCHEME_COUNT] = {
 	[IBNET_ALLTOALL_DEFAULT] = "default",
@@ -136,17 +138,6 @@ static int parse_size(const char *v, unsigned long *out)
 	return 0;
 }
 
-/* The value for a message: at most 40 characters, anything unprintable as '?'. */
-static const char *shown(const char *value, char buf[44])
-{
-	size_t i;
-
-	for (i = 0; value && value[i] && i < 40; i++)
-		buf[i] = value[i] >= 0x20 && value[i] < 0x7f ? value[i] : '?';
-	strcpy(buf + i, value && value[i] ? "..." : "");
-	return buf;
-}
-
 /* n as a user writes it: 64m, 1k, 64 (whole units of 1024 only). */
 static void size_text(unsigned long n, char out[24])
 {
@@ -163,7 +154,7 @@ int ibnet_a2a_setting_set(struct ibnet_a2a_settings *s, enum ibnet_a2a_key key,
 {
 	const struct ibnet_a2a_key_info *k;
 	unsigned long n;
-	char buf[44];
+	char buf[IBNET_SHOWN_BUF];
 
 	if ((unsigned)key >= IBNET_A2A_KEY_COUNT) {
 		snprintf(msg, msglen, "%s: unknown all-to-all setting", source);
@@ -179,7 +170,8 @@ int ibnet_a2a_setting_set(struct ibnet_a2a_settings *s, enum ibnet_a2a_key key,
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 		snprintf(expected, sizeof(expected), k->expected, lo, hi);
 #pragma GCC diagnostic pop
-		snprintf(msg, msglen, "%s: '%s' is not %s", source, shown(value, buf), expected);
+		snprintf(msg, msglen, "%s: '%s' is not %s", source, ibnet_value_shown(value, buf),
+			 expected);
 		return -1;
 	}
 	*setting_slot(s, key) = n;
@@ -198,54 +190,17 @@ int ibnet_a2a_scheme_parse(const char *value, enum ibnet_a2a_scheme *out)
 	return -1;
 }
 
-/* Digits only, at most 9 of them. */
-static int parse_digits(const char *v, const char **end, unsigned long *out)
+FILE *ibnet_a2a_tally_open(const char *dir, const char *prefix)
 {
-	size_t n = 0;
+	char path[4096];
+	FILE *f;
+	int fd;
 
-	*out = 0;
-	while (v[n] >= '0' && v[n] <= '9' && n < 9)
-		*out = *out * 10 + (unsigned long)(v[n++] - '0');
-	*end = v + n;
-	return n ? 0 : -1;
-}
-
-int ibnet_rto_parse(const char *value, const char *source, unsigned long *us, char *msg,
-		    size_t msglen)
-{
-	unsigned long n;
-	const char *end;
-	char buf[44];
-
-	if (value && strcmp(value, "off") == 0) {
-		*us = 0;
-		return 0;
-	}
-	if (value && parse_digits(value, &end, &n) == 0) {
-		if (strcmp(end, "us") == 0)
-			*us = n;
-		else if (strcmp(end, "ms") == 0 || !*end)
-			*us = n * 1000;
-		else
-			goto bad;
-		if (*us >= IBNET_RTO_MIN_LOW_US && *us <= IBNET_RTO_MIN_HIGH_US)
-			return 0;
-	}
-bad:
-	snprintf(msg, msglen, "%s: '%s' is not a retransmission floor (1ms to 200ms, "
-		 "such as 10ms or 8000us, or off)", source, shown(value, buf));
-	return -1;
-}
-
-int ibnet_rto_parse_us(const char *value, unsigned long *us, char *msg, size_t msglen)
-{
-	const char *end;
-	char buf[44];
-
-	if (parse_digits(value, &end, us) == 0 && !*end && *us >= IBNET_RTO_MIN_LOW_US &&
-	    *us <= IBNET_RTO_MIN_HIGH_US)
-		return 0;
-	snprintf(msg, msglen, "%s: '%s' is not a number of microseconds (%lu to %lu)",
-		 IBNET_RTO_ENV_US, shown(value, buf), IBNET_RTO_MIN_LOW_US, IBNET_RTO_MIN_HIGH_US);
-	return -1;
+	if (snprintf(path, sizeof(path), "%s/%sXXXXXX", dir, prefix) >= (int)sizeof(path) ||
+	    (fd = mkstemp(path)) < 0)
+		return NULL;
+	f = fdopen(fd, "w");
+	if (!f)
+		close(fd);
+	return f;
 }

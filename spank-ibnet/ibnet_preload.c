@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * ibnet_env_preload.c - LD_PRELOAD: which of our libraries a step preloads,
+ * ibnet_preload.c - LD_PRELOAD: which of our libraries a step preloads,
  * in which order, after the user's. linda-rsockets asks for the same
  * composition through ibnet-hosts --probe (ibnet_preload_compose).
  */
-#include "ibnet_planner.h"
 #include "ibnet_preload.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "ibnet_planner.h"
 
 /* The length of a library's name: its file name up to ".so" (librspreload.so.1 is librspreload.so). */
 static size_t lib_name(const char *path, const char **name)

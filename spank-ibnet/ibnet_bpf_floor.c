@@ -1,0 +1,674 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ibnet_bpf_floor.c - the BPF tier of the TCP retransmission floor
+ * (ibnet_bpf_floor.h says why it is shaped so).
+ */
+#include "ibnet_bpf_floor.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef IBNET_HAVE_LIBBPF
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#endif
+
+/* The program's names and counter keys (tcp-floor-bpf/ibnet_tcp_floor.bpf.c). */
+#define PROG_NAME	"ibnet_tcp_floor"
+#define MAP_CONFIG	"floor_config"
+#define MAP_COUNTS	"floor_counts"
+enum { COUNT_FLOORED, COUNT_REFUSED, COUNT_RTO, COUNT_RETRANS, COUNT_KEYS };
+
+/* Process ids move one write each: at most this many stragglers are moved at stop. */
+#define STRAGGLERS_MAX 4096
+
+bool ibnet_bpf_floor_built(void)
+{
+#ifdef IBNET_HAVE_LIBBPF
+	return true;
+#else
+	return false;
+#endif
+}
+
+/* The enabled controllers of the hierarchy at mnt, into buf ("" if none); -1 if unreadable. */
+static int root_controllers(const char *mnt, char *buf, size_t len)
+{
+	char path[PATH_MAX + 32];
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", mnt);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* mountinfo escapes blanks in paths as \040 (octal); undo that in place. */
+static void unescape_octal(char *s)
+{
+	char *out = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*out++ = *s;
+		}
+	}
+	*out = '\0';
+}
+
+/*
+ * The next mount of a cgroup2 hierarchy's root in mountinfo f: its mount
+ * point, unescaped, into mnt; 0, or -1 at the end. Only the hierarchy's
+ * root: a bind mount of a subtree is someone's cgroup.
+ */
+static int next_cgroup2_root(FILE *f, char *mnt, size_t len)
+{
+	char line[4096];
+
+	/* id parent major:minor root mountpoint options [optional...] - fstype source super */
+	while (fgets(line, sizeof(line), f)) {
+		char *fields[5], *save = NULL, *dash = strstr(line, " - "), *p = line;
+		int i;
+
+		if (!dash || strncmp(dash + 3, "cgroup2 ", 8) != 0)
+			continue;
+		for (i = 0; i < 5; i++, p = NULL)
+			if (!(fields[i] = strtok_r(p, " ", &save)))
+				break;
+		if (i < 5 || strcmp(fields[3], "/") != 0)
+			continue;
+		unescape_octal(fields[4]);
+		if ((size_t)snprintf(mnt, len, "%s", fields[4]) < len)
+			return 0;
+	}
+	return -1;
+}
+
+int ibnet_bpf_floor_find_mount(char *mnt, size_t len, char *why, size_t wlen)
+{
+	char path[PATH_MAX], busy[PATH_MAX] = "", controllers[256] = "", unreadable[PATH_MAX] = "";
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	if (!f) {
+		snprintf(why, wlen, "cannot read /proc/self/mountinfo: %m");
+		return -1;
+	}
+	while (next_cgroup2_root(f, path, sizeof(path)) == 0) {
+		char found[256];
+
+		if (root_controllers(path, found, sizeof(found)) < 0) {
+			if (!unreadable[0])
+				snprintf(unreadable, sizeof(unreadable), "%s", path);
+			continue;
+		}
+		if (found[0]) {	/* resources are managed there: remember, look further */
+			if (!busy[0]) {
+				snprintf(busy, sizeof(busy), "%s", path);
+				snprintf(controllers, sizeof(controllers), "%s", found);
+			}
+			continue;
+		}
+		if (strlen(path) >= len)
+			continue;
+		snprintf(mnt, len, "%s", path);
+		fclose(f);
+		return 0;
+	}
+	fclose(f);
+	if (busy[0])
+		snprintf(why, wlen, "the cgroup2 hierarchy at %s manages resources (%s: Slurm's "
+			 "cgroup/v2 or systemd's), the step is not in a step cgroup of Slurm's cgroup/v2 "
+			 "(proctrack/cgroup), and the plugin moves no task out of the cgroup it was "
+			 "given there", busy, controllers);
+	else if (unreadable[0])
+		snprintf(why, wlen, "cannot read the cgroup2 hierarchy at %s (not root?)", unreadable);
+	else
+		snprintf(why, wlen, "this node has no cgroup2 mount (mount -t cgroup2 none "
+			 "/sys/fs/cgroup/unified, see the admin guide)");
+	return -1;
+}
+
+int ibnet_bpf_floor_slurm_dir(const char *self, char *out, size_t len)
+{
+	const char *leaf = strrchr(self, '/'), *step;
+	size_t stem;
+
+	if (!leaf || strcmp(leaf, "/slurm") != 0)
+		return -1;
+	/* The component before it: step_<id>, with an id ("0", "batch", "0+1"). */
+	for (step = leaf; step > self && step[-1] != '/'; step--)
+		;
+	if (step == self || strncmp(step, "step_", 5) != 0 || step + 5 == leaf)
+		return -1;
+	stem = (size_t)(leaf - self);
+	if ((size_t)snprintf(out, len, "%.*s/user", (int)stem, self) >= len)
+		return -1;
+	return 0;
+}
+
+/* This process's path in the cgroup2 hierarchy ("0::PATH" of /proc/self/cgroup). */
+static int own_cgroup2_path(char *buf, size_t len)
+{
+	char line[PATH_MAX + 8];
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	int rc = -1;
+
+	if (!f)
+		return -1;
+	while (rc < 0 && fgets(line, sizeof(line), f))
+		if (strncmp(line, "0::", 3) == 0) {
+			line[strcspn(line, "\n")] = '\0';
+			rc = (size_t)snprintf(buf, len, "%s", line + 3) < len ? 0 : -1;
+		}
+	fclose(f);
+	return rc;
+}
+
+/* The first mount of the cgroup2 hierarchy's root, controllers or not. */
+static int any_cgroup2_mount(char *mnt, size_t len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int rc;
+
+	if (!f)
+		return -1;
+	rc = next_cgroup2_root(f, mnt, len);
+	fclose(f);
+	return rc;
+}
+
+int ibnet_bpf_floor_find_slurm_step(char *dir, size_t len)
+{
+	char self[PATH_MAX], user[PATH_MAX], mnt[PATH_MAX];
+	struct stat st;
+
+	if (own_cgroup2_path(self, sizeof(self)) < 0 ||
+	    ibnet_bpf_floor_slurm_dir(self, user, sizeof(user)) < 0 ||
+	    any_cgroup2_mount(mnt, sizeof(mnt)) < 0 ||
+	    (size_t)snprintf(dir, len, "%s%s", strcmp(mnt, "/") == 0 ? "" : mnt, user) >= len)
+		return -1;
+	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
+int ibnet_bpf_floor_name(char *buf, size_t len, unsigned long job, const char *step,
+			 const char *host)
+{
+	char node[IBNET_BPF_FLOOR_HOST_MAX + 1];
+	size_t i, n = 0;
+	int w;
+
+	/* The host's name in the plugin's alphabet (lower case, digits, '-'), cut short. */
+	for (i = 0; host && host[i] && host[i] != '.' && n < IBNET_BPF_FLOOR_HOST_MAX; i++) {
+		unsigned char c = (unsigned char)tolower((unsigned char)host[i]);
+
+		node[n++] = isalnum(c) || c == '-' ? (char)c : '-';
+	}
+	node[n] = '\0';
+	w = snprintf(buf, len, "job_%lu.step_%s%s%s", job, step, n ? "." : "", node);
+	return w < 0 || (size_t)w >= len || !ibnet_bpf_floor_is_ours(buf) ? -1 : 0;
+}
+
+bool ibnet_bpf_floor_is_ours(const char *name)
+{
+	const char *p = name;
+
+	if (strncmp(p, "job_", 4) != 0 || !isdigit((unsigned char)p[4]))
+		return false;
+	for (p += 4; isdigit((unsigned char)*p); p++)
+		;
+	if (strncmp(p, ".step_", 6) != 0 || !p[6] || p[6] == '.')
+		return false;
+	for (p += 6; *p && *p != '.'; p++)
+		if (!isdigit((unsigned char)*p) && !islower((unsigned char)*p))
+			return false;
+	if (!*p)
+		return true;
+	if (!*++p)	/* a node's name after the dot, not nothing */
+		return false;
+	for (; *p; p++)
+		if (!isdigit((unsigned char)*p) && !islower((unsigned char)*p) && *p != '-')
+			return false;
+	return true;
+}
+
+/* The node part of one of our names ("c1-4" of job_12.step_0.c1-4), "" if none. */
+static const char *node_part(const char *name)
+{
+	const char *step = strstr(name, ".step_"), *dot = step ? strchr(step + 6, '.') : NULL;
+
+	return dot ? dot + 1 : "";
+}
+
+/*
+ * May this node remove `name`? Only its own directories, or ones of no node:
+ * a sibling node on the same kernel may have made its step's a moment ago
+ * and not yet moved its tasks in.
+ */
+static bool this_nodes(const char *name, const char *node)
+{
+	const char *theirs = node_part(name);
+
+	return !node || !node[0] || !theirs[0] || strcmp(theirs, node) == 0;
+}
+
+/* Write one line to a cgroup file (cgroup.procs): 0, or -1 with errno. */
+static int write_line(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = 0, saved;
+	size_t n = strlen(text);
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, text, n) != (ssize_t)n)
+		rc = -1;
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
+}
+
+int ibnet_bpf_floor_add_pid(const struct ibnet_bpf_floor *f, pid_t pid, char *why, size_t wlen)
+{
+	char path[PATH_MAX + 16], text[32];
+
+	if (!f->cgroup[0]) {
+		snprintf(why, wlen, "no cgroup was made for the step");
+		return -1;
+	}
+	if (f->slurms)	/* Slurm put the task below it (user/task_N) before post_fork */
+		return 0;
+	snprintf(path, sizeof(path), "%s/cgroup.procs", f->cgroup);
+	snprintf(text, sizeof(text), "%d\n", (int)pid);
+	if (write_line(path, text) == 0)
+		return 0;
+	snprintf(why, wlen, "cannot move process %d into %s: %m", (int)pid, f->cgroup);
+	return -1;
+}
+
+/*
+ * Move what is left in dir to the mount's root; how many were moved.
+ * Bounded: a process that forks as fast as we move is left, and rmdir says so.
+ */
+static int move_out(const char *dir, const char *mount)
+{
+	char path[PATH_MAX + 16], root[PATH_MAX + 16], line[32];
+	int moved = 0, round;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(root, sizeof(root), "%s/cgroup.procs", mount);
+	for (round = 0; round < 3; round++) {
+		FILE *f = fopen(path, "re");
+		int here = 0;
+
+		if (!f)
+			break;
+		while (moved < STRAGGLERS_MAX && fgets(line, sizeof(line), f)) {
+			here++;
+			if (write_line(root, line) == 0)
+				moved++;
+		}
+		fclose(f);
+		if (!here)
+			break;
+	}
+	return moved;
+}
+
+/*
+ * rmdir dir, moving stragglers out first, then its parent if no other
+ * step's is left there; a sentence into note if it stays or had some.
+ */
+static void remove_cgroup(const char *dir, const char *mount, char *note, size_t nlen)
+{
+	char parent[PATH_MAX];
+	int moved = move_out(dir, mount);
+
+	snprintf(parent, sizeof(parent), "%s/" IBNET_BPF_FLOOR_DIR, mount);
+	if (rmdir(dir) == 0 || errno == ENOENT) {
+		rmdir(parent);	/* fails while another step's cgroup is there */
+		if (moved)
+			snprintf(note, nlen, "%d process%s still in %s moved to %s", moved,
+				 moved == 1 ? "" : "es", dir, mount);
+		return;
+	}
+	snprintf(note, nlen, "cgroup %s left: %m (the next step's start on this node removes it "
+		 "once empty)", dir);
+}
+
+int ibnet_bpf_floor_sweep(const char *mount, const char *keep, char *note, size_t nlen)
+{
+	char dir[PATH_MAX], path[PATH_MAX * 2];
+	size_t used = 0;
+	struct dirent *e;
+	DIR *d;
+	int removed = 0;
+
+	note[0] = '\0';
+	snprintf(dir, sizeof(dir), "%s/" IBNET_BPF_FLOOR_DIR, mount);
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		if (!ibnet_bpf_floor_is_ours(e->d_name) || (keep && strcmp(e->d_name, keep) == 0) ||
+		    !this_nodes(e->d_name, keep ? node_part(keep) : NULL))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (rmdir(path) < 0)	/* processes or children in it: not stale, or not yet */
+			continue;
+		removed++;
+		if (used < nlen) {
+			int n = snprintf(note + used, nlen - used, "%s%s", used ? " " : "", e->d_name);
+
+			used += n > 0 ? (size_t)n : 0;
+		}
+	}
+	closedir(d);
+	return removed;
+}
+
+int ibnet_bpf_floor_sweep_job(const char *mount, unsigned long job, const char *host,
+			      char *note, size_t nlen)
+{
+	char node[IBNET_BPF_FLOOR_HOST_MAX + 64];
+	char dir[PATH_MAX], path[PATH_MAX * 2], prefix[40];
+	size_t used = 0, plen;
+	struct dirent *e;
+	DIR *d;
+	int removed = 0;
+
+	note[0] = '\0';
+	snprintf(prefix, sizeof(prefix), "job_%lu.step_", job);
+	plen = strlen(prefix);
+	/* This node's part, as ibnet_bpf_floor_name writes it. */
+	if (!host || !host[0] || ibnet_bpf_floor_name(node, sizeof(node), job, "x", host) < 0)
+		node[0] = '\0';
+	snprintf(dir, sizeof(dir), "%s/" IBNET_BPF_FLOOR_DIR, mount);
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		int moved, n;
+
+		if (strncmp(e->d_name, prefix, plen) != 0 || !ibnet_bpf_floor_is_ours(e->d_name) ||
+		    !this_nodes(e->d_name, node[0] ? node_part(node) : NULL))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		moved = move_out(path, mount);
+		if (rmdir(path) < 0 && errno != ENOENT)
+			n = snprintf(note + used, nlen - used, "%s%s left: %m", used ? ", " : "",
+				     e->d_name);
+		else if (++removed, moved)
+			n = snprintf(note + used, nlen - used, "%s%s (%d process%s moved to %s)",
+				     used ? ", " : "", e->d_name, moved, moved == 1 ? "" : "es", mount);
+		else
+			n = snprintf(note + used, nlen - used, "%s%s", used ? ", " : "", e->d_name);
+		used += n > 0 ? (size_t)n : 0;
+		if (used >= nlen)
+			used = nlen - 1;
+	}
+	closedir(d);
+	rmdir(dir);	/* fails while another job's step is there */
+	return removed;
+}
+
+#ifdef IBNET_HAVE_LIBBPF
+
+/*
+ * libbpf's last warning (the verifier's refusal, a missing object), for the
+ * log line; its debug and info lines are dropped. One step at a time per
+ * process (slurmstepd), so one buffer does.
+ */
+static char libbpf_said[256];
+
+static int keep_warning(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char line[sizeof(libbpf_said)];
+
+	if (level != LIBBPF_WARN)
+		return 0;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	line[strcspn(line, "\n")] = '\0';
+	if (line[0])
+		memcpy(libbpf_said, line, sizeof(line));
+	return 0;
+}
+
+int ibnet_bpf_floor_load(struct ibnet_bpf_floor *f, const char *object, unsigned long floor_us,
+			 char *why, size_t wlen)
+{
+	struct bpf_object *obj;
+	struct bpf_map *config;
+	__u32 key = 0, value = (__u32)floor_us;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	libbpf_said[0] = '\0';
+	libbpf_set_print(keep_warning);
+	if (access(object, R_OK) != 0) {
+		snprintf(why, wlen, "its BPF object %s is not on this node (%m)", object);
+		return -1;
+	}
+	obj = bpf_object__open_file(object, NULL);
+	if (!obj) {
+		snprintf(why, wlen, "libbpf cannot open %s: %m%s%s", object,
+			 libbpf_said[0] ? ": " : "", libbpf_said);
+		return -1;
+	}
+	err = bpf_object__load(obj);
+	if (err) {
+		snprintf(why, wlen, "the kernel refused the BPF program of %s: %s%s%s%s", object,
+			 strerror(-err), -err == EPERM ? " (loading needs CAP_BPF: root)" : "",
+			 libbpf_said[0] ? ": " : "", libbpf_said);
+		bpf_object__close(obj);
+		return -1;
+	}
+	config = bpf_object__find_map_by_name(obj, MAP_CONFIG);
+	if (!config || !bpf_object__find_map_by_name(obj, MAP_COUNTS) ||
+	    !bpf_object__find_program_by_name(obj, PROG_NAME)) {
+		snprintf(why, wlen, "%s is not spank-ibnet's floor program (no %s, %s or %s)",
+			 object, PROG_NAME, MAP_CONFIG, MAP_COUNTS);
+		bpf_object__close(obj);
+		return -1;
+	}
+	err = bpf_map__update_elem(config, &key, sizeof(key), &value, sizeof(value), BPF_ANY);
+	if (err) {
+		snprintf(why, wlen, "cannot write the floor into the BPF program: %s", strerror(-err));
+		bpf_object__close(obj);
+		return -1;
+	}
+	f->obj = obj;
+	f->floor_us = floor_us;
+	return 0;
+}
+
+/* Attach the program to the directory f->cgroup (made or Slurm's): 0, or -1 with why. */
+static int attach_to(struct ibnet_bpf_floor *f, struct bpf_program *prog, char *why, size_t wlen)
+{
+	struct bpf_link *link;
+	int fd, err;
+
+	fd = open(f->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, wlen, "cannot open the step's cgroup %s: %m", f->cgroup);
+		return -1;
+	}
+	link = bpf_program__attach_cgroup(prog, fd);
+	err = -errno;
+	close(fd);	/* the link holds the cgroup */
+	if (!link) {
+		snprintf(why, wlen, "cannot attach the BPF program to %s: %s%s%s", f->cgroup,
+			 strerror(-err), libbpf_said[0] ? ": " : "", libbpf_said);
+		return -1;
+	}
+	f->link = link;
+	return 0;
+}
+
+int ibnet_bpf_floor_attach(struct ibnet_bpf_floor *f, const char *mount, const char *name,
+			   char *why, size_t wlen)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(f->obj, PROG_NAME);
+	char parent[PATH_MAX];
+	int tries;
+	bool made = false;
+
+	if (!prog || !ibnet_bpf_floor_is_ours(name)) {
+		snprintf(why, wlen, "no program loaded, or '%s' is not a step's cgroup name", name);
+		return -1;
+	}
+	if ((size_t)snprintf(parent, sizeof(parent), "%s/" IBNET_BPF_FLOOR_DIR, mount) >=
+	    sizeof(parent) ||
+	    (size_t)snprintf(f->cgroup, sizeof(f->cgroup), "%s/%s", parent, name) >=
+	    sizeof(f->cgroup)) {
+		f->cgroup[0] = '\0';
+		snprintf(why, wlen, "the cgroup2 mount's path %s is too long", mount);
+		return -1;
+	}
+	snprintf(f->mount, sizeof(f->mount), "%s", mount);
+	/* Another step's stop may remove the parent between the two: try again. */
+	for (tries = 0; tries < 3; tries++) {
+		made = (mkdir(parent, 0755) == 0 || errno == EEXIST) &&
+		       (mkdir(f->cgroup, 0755) == 0 || errno == EEXIST);
+		if (made || errno != ENOENT)
+			break;
+	}
+	if (!made) {
+		snprintf(why, wlen, "cannot make the step's cgroup %s: %m", f->cgroup);
+		f->cgroup[0] = '\0';
+		return -1;
+	}
+	if (attach_to(f, prog, why, wlen) == 0)
+		return 0;
+	rmdir(f->cgroup);
+	f->cgroup[0] = '\0';
+	return -1;
+}
+
+int ibnet_bpf_floor_attach_slurms(struct ibnet_bpf_floor *f, const char *dir, char *why,
+				  size_t wlen)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(f->obj, PROG_NAME);
+
+	if (!prog) {
+		snprintf(why, wlen, "no program loaded");
+		return -1;
+	}
+	if ((size_t)snprintf(f->cgroup, sizeof(f->cgroup), "%s", dir) >= sizeof(f->cgroup)) {
+		f->cgroup[0] = '\0';
+		snprintf(why, wlen, "the step cgroup's path %s is too long", dir);
+		return -1;
+	}
+	f->slurms = true;
+	if (attach_to(f, prog, why, wlen) == 0)
+		return 0;
+	f->cgroup[0] = '\0';	/* Slurm's: never removed here */
+	f->slurms = false;
+	return -1;
+}
+
+int ibnet_bpf_floor_read(const struct ibnet_bpf_floor *f, struct ibnet_bpf_floor_counts *c)
+{
+	struct bpf_map *counts;
+	unsigned long long sums[COUNT_KEYS] = { 0 };
+	int cpus = libbpf_num_possible_cpus(), i;
+	__u64 *per_cpu;
+	__u32 key;
+
+	memset(c, 0, sizeof(*c));
+	if (!f->obj || cpus <= 0 || !(counts = bpf_object__find_map_by_name(f->obj, MAP_COUNTS)))
+		return -1;
+	per_cpu = calloc((size_t)cpus, sizeof(*per_cpu));
+	if (!per_cpu)
+		return -1;
+	for (key = 0; key < COUNT_KEYS; key++) {
+		if (bpf_map__lookup_elem(counts, &key, sizeof(key), per_cpu,
+					 (size_t)cpus * sizeof(*per_cpu), 0))
+			continue;
+		for (i = 0; i < cpus; i++)
+			sums[key] += per_cpu[i];
+	}
+	free(per_cpu);
+	c->floored = sums[COUNT_FLOORED];
+	c->refused = sums[COUNT_REFUSED];
+	c->rto = sums[COUNT_RTO];
+	c->retrans = sums[COUNT_RETRANS];
+	return 0;
+}
+
+void ibnet_bpf_floor_stop(struct ibnet_bpf_floor *f, char *note, size_t nlen)
+{
+	note[0] = '\0';
+	if (f->link)
+		bpf_link__destroy(f->link);
+	if (f->obj)
+		bpf_object__close(f->obj);
+	if (f->cgroup[0] && !f->slurms)
+		remove_cgroup(f->cgroup, f->mount, note, nlen);
+	memset(f, 0, sizeof(*f));
+}
+
+#else	/* no libbpf: the tier is unavailable, and says so */
+
+int ibnet_bpf_floor_load(struct ibnet_bpf_floor *f, const char *object, unsigned long floor_us,
+			 char *why, size_t wlen)
+{
+	(void)object;
+	(void)floor_us;
+	memset(f, 0, sizeof(*f));
+	snprintf(why, wlen, "this spank-ibnet was built without libbpf (its BPF tier)");
+	return -1;
+}
+
+int ibnet_bpf_floor_attach(struct ibnet_bpf_floor *f, const char *mount, const char *name,
+			   char *why, size_t wlen)
+{
+	(void)f;
+	(void)mount;
+	(void)name;
+	snprintf(why, wlen, "this spank-ibnet was built without libbpf (its BPF tier)");
+	return -1;
+}
+
+int ibnet_bpf_floor_attach_slurms(struct ibnet_bpf_floor *f, const char *dir, char *why,
+				  size_t wlen)
+{
+	(void)f;
+	(void)dir;
+	snprintf(why, wlen, "this spank-ibnet was built without libbpf (its BPF tier)");
+	return -1;
+}
+
+int ibnet_bpf_floor_read(const struct ibnet_bpf_floor *f, struct ibnet_bpf_floor_counts *c)
+{
+	(void)f;
+	memset(c, 0, sizeof(*c));
+	return -1;
+}
+
+void ibnet_bpf_floor_stop(struct ibnet_bpf_floor *f, char *note, size_t nlen)
+{
+	note[0] = '\0';
+	if (f->cgroup[0])
+		remove_cgroup(f->cgroup, f->mount, note, nlen);
+	memset(f, 0, sizeof(*f));
+}
+
+#endif

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ibnet_floor_tier.c - which tier gives this node's steps the floor
+ * (ibnet_floor_tier.h).
+ */
+#include "ibnet_floor_tier.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ibnet_probe.h"
+
+const char *ibnet_floor_tier_name(enum ibnet_floor_tier tier)
+{
+	switch (tier) {
+	case IBNET_FLOOR_SOCKOPT:
+		return "socket option";
+	case IBNET_FLOOR_BPF:
+		return "bpf";
+	default:
+		return "none";
+	}
+}
+
+/* The BPF tier: 0 with it checked (keep NULL) or started in keep; -1 with why. */
+static int bpf_tier(unsigned long want_us, const char *object, struct ibnet_bpf_floor *keep,
+		    const char *step_cgroup, char *why, size_t wlen, char *swept, size_t swept_len)
+{
+	struct ibnet_bpf_floor f;
+	char mount[PATH_MAX], slurms[PATH_MAX], note[200];
+
+	if (!object) {
+		snprintf(why, wlen, "the site has the BPF tier off (tcp_rto_bpf=none)");
+		return -1;
+	}
+	if (!ibnet_bpf_floor_built()) {	/* said before the mount search, which would not matter */
+		snprintf(why, wlen, "this spank-ibnet was built without libbpf (its BPF tier)");
+		return -1;
+	}
+	/* Slurm's own step cgroup first (cgroup/v2): there is nothing to move or make. */
+	if (keep && ibnet_bpf_floor_find_slurm_step(slurms, sizeof(slurms)) == 0) {
+		if (ibnet_bpf_floor_load(&f, object, want_us, why, wlen) < 0)
+			return -1;
+		if (ibnet_bpf_floor_attach_slurms(&f, slurms, why, wlen) < 0) {
+			ibnet_bpf_floor_stop(&f, note, sizeof(note));
+			return -1;
+		}
+		*keep = f;
+		return 0;
+	}
+	if (ibnet_bpf_floor_find_mount(mount, sizeof(mount), why, wlen) < 0)
+		return -1;
+	if (ibnet_bpf_floor_load(&f, object, want_us, why, wlen) < 0)
+		return -1;
+	if (!keep) {
+		ibnet_bpf_floor_stop(&f, note, sizeof(note));
+		return 0;
+	}
+	if (swept)
+		ibnet_bpf_floor_sweep(mount, step_cgroup, swept, swept_len);
+	if (ibnet_bpf_floor_attach(&f, mount, step_cgroup, why, wlen) < 0) {
+		ibnet_bpf_floor_stop(&f, note, sizeof(note));
+		return -1;
+	}
+	*keep = f;
+	return 0;
+}
+
+void ibnet_floor_choose(unsigned long want_us, const char *bpf_object,
+			struct ibnet_bpf_floor *keep, const char *step_cgroup,
+			struct ibnet_floor_choice *out, char *swept, size_t swept_len)
+{
+	char sockopt_why[200], bpf_why[300];
+
+	memset(out, 0, sizeof(*out));
+	if (swept && swept_len)
+		swept[0] = '\0';
+	if (ibnet_probe_rto_floor(want_us, &out->floor_us, sockopt_why, sizeof(sockopt_why)) == 0) {
+		out->tier = IBNET_FLOOR_SOCKOPT;
+		return;
+	}
+	if (bpf_tier(want_us, bpf_object, keep, step_cgroup, bpf_why, sizeof(bpf_why),
+		     swept, swept_len) == 0) {
+		out->tier = IBNET_FLOOR_BPF;
+		out->floor_us = want_us;
+		return;
+	}
+	out->tier = IBNET_FLOOR_NONE;
+	out->floor_us = 0;
+	snprintf(out->why_not, sizeof(out->why_not), "%.180s, and no BPF tier: %.300s", sockopt_why, bpf_why);
+}
+
+void ibnet_floor_counts_line(char *buf, size_t len, unsigned long floor_us,
+			     enum ibnet_floor_tier tier, unsigned long long floored,
+			     unsigned long long timeouts, unsigned long long retransmitted)
+{
+	snprintf(buf, len, "TCP retransmission floor %lu us (%s): %llu floor%s given, %llu "
+		 "retransmission timeout%s, %llu segment%s retransmitted", floor_us,
+		 ibnet_floor_tier_name(tier), floored, floored == 1 ? "" : "s", timeouts,
+		 timeouts == 1 ? "" : "s", retransmitted, retransmitted == 1 ? "" : "s");
+}

@@ -1,0 +1,217 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The retransmission floor's BPF tier without Slurm, on this machine's
+# kernel with TCP_RTO_MIN_US hidden (tests/programs/hide_rto_min.c), as on
+# Linux 5.10 to 6.14: the loader as the plugin drives it
+# (tests/programs/bpf_floor_run.c), the tier ibnet-hosts --env chooses, a
+# killed loader, and the program's timeout count against the kernel's.
+#
+# Each test runs in a mount namespace of its own (unshare -m) holding a
+# cgroup2 mount of its own; cgroup2 is one hierarchy per machine, so the
+# step cgroups made there are visible under any other cgroup2 mount, and
+# each test removes the ones it made. Traffic: loopback, and for the loss a
+# network namespace of the test's own (spank-bpftest-PID: not ibnet-*, which
+# devel/ibnet-cluster owns and refuses to start beside), deleted after.
+
+load ../helpers/common
+
+A2A=$BUILD/libibnet-alltoall.so
+HIDE=$BUILD/tests/libhide-rto-min.so
+OBJ=$BUILD/ibnet_tcp_floor.bpf.o
+RUN=$BUILD/tests/bpf_floor_run
+
+setup() {
+	[ "$(id -u)" = 0 ] || skip "loading a BPF program needs root"
+	[ -x "$RUN" ] && [ -e "$OBJ" ] || skip "built without the BPF tier (clang, libbpf-dev)"
+	command -v bpftool >/dev/null || skip "bpftool is not installed (devel/install-deps)"
+	# Under /tmp, not the test's own directory: the not-root case must reach it.
+	CG2_DIR=$(mktemp -d /tmp/ibnet-bpftest.XXXXXX)
+	chmod 755 "$CG2_DIR"
+	CG2=$CG2_DIR/cg2
+	mkdir "$CG2"
+	CONF="ib_hostname=$PAPER_RULE rsgate=$RSGATE alltoall_lib=$A2A"
+	NS=spank-bpftest-$$
+}
+
+teardown() {
+	# Only what this test made: its network namespace, its directory, and the
+	# step cgroups of its names (job_90N) if a failure left them.
+	ip netns del "$NS" 2>/dev/null || true
+	[ -n "${CG2_DIR:-}" ] || return 0
+	unshare -m --propagation private env CG2="$CG2" bash -c '
+		mount -t cgroup2 none "$CG2" || exit 0
+		for d in "$CG2"/spank-ibnet/job_90[0-9].step_0; do [ -d "$d" ] && rmdir "$d"; done
+		rmdir "$CG2/spank-ibnet" 2>/dev/null
+		umount "$CG2"' || true
+	rm -f "$CG2.pid"
+	rmdir "$CG2" "$CG2_DIR"
+}
+
+# in_ns SCRIPT: run bash SCRIPT in a private mount namespace where the test's
+# cgroup2 mount at $CG2 is the only one (the machine's are unmounted there
+# only; the test's goes with the namespace, and is unmounted at the end too).
+in_ns() {
+	unshare -m --propagation private env CG2="$CG2" RUN="$RUN" OBJ="$OBJ" HIDE="$HIDE" \
+		REPO="$REPO" NS="$NS" IBNET_HOSTS="$IBNET_HOSTS" CONF="$CONF" bash -c '
+		grep " - cgroup2 " /proc/self/mountinfo | cut -d" " -f5 | xargs -r -n1 umount
+		mount -t cgroup2 none "$CG2" || exit 90
+		bash -c "$1"; rc=$?
+		umount "$CG2" 2>/dev/null
+		exit $rc' in_ns "$1"
+}
+
+# Loopback pair: both ends' tcpi_rto after 20 exchanges (a live connection).
+PAIR="python3 \$REPO/tests/programs/tcp_lossy_pair.py 20 1000 10"
+
+@test "BPF tier: the step cgroup's sockets get the floor on both ends, a process outside keeps 200 ms; stopped, no program is attached and the cgroup is gone" {
+	run in_ns '
+		LD_PRELOAD=$HIDE $RUN $OBJ 12000 job_900.step_0 -- '"$PAIR"'
+		echo "outside: $('"$PAIR"')"
+		echo "tree:"; bpftool cgroup tree "$CG2"
+		[ -e "$CG2/spank-ibnet/job_900.step_0" ] && echo "cgroup left"
+		true'
+	assert_success
+	assert_line "cgroup: $CG2/spank-ibnet/job_900.step_0"
+	[[ "$output" =~ rounds=20\ client_rto=([0-9]+)\ accepted_rto=([0-9]+) ]]
+	[ "${BASH_REMATCH[1]}" -lt 50000 ]
+	[ "${BASH_REMATCH[2]}" -lt 50000 ]
+	[[ "$output" =~ outside:\ rounds=20\ client_rto=([0-9]+)\ accepted_rto=([0-9]+) ]]
+	[ "${BASH_REMATCH[1]}" -ge 200000 ]
+	[ "${BASH_REMATCH[2]}" -ge 200000 ]
+	# Listener, connect, and both establishments.
+	assert_output --regexp 'counts: floored=[4-9] refused=0 rto=0'
+	assert_line 'stopped: detached, cgroup removed'
+	refute_output --partial ibnet_tcp_floor
+	refute_output --partial 'cgroup left'
+}
+
+@test "Slurm's step cgroup: which path is one (.../step_S/slurm gives .../step_S/user), and nothing else is" {
+	run "$RUN" --slurm-dir /system.slice/slurmstepd.scope/job_12/step_0/slurm
+	assert_output /system.slice/slurmstepd.scope/job_12/step_0/user
+	run "$RUN" --slurm-dir /system.slice/node1_slurmstepd.scope/job_7/step_batch/slurm
+	assert_output /system.slice/node1_slurmstepd.scope/job_7/step_batch/user
+	run "$RUN" --slurm-dir /job_3/step_0+1/slurm
+	assert_output /job_3/step_0+1/user
+	# Not a step's: slurmd's service, a task's own cgroup, a bare "slurm", no step id.
+	local not
+	for not in /system.slice/slurmd.service /job_12/step_0/user/task_0 /slurm /step_/slurm \
+		/job_12/step_0/slurm/x /job_12/mystep_0/slurm /; do
+		run "$RUN" --slurm-dir "$not"
+		assert_output none
+	done
+}
+
+@test "Slurm's cgroup/v2 gives the step a cgroup: the program goes on its step_S/user, the task gets the floor there, nothing is made, moved out or removed; a process outside keeps 200 ms" {
+	run in_ns '
+		step=$CG2/spank-bpftest-$$/job_904/step_0
+		mkdir -p "$step/slurm" "$step/user/task_0"
+		echo $$ > "$step/slurm/cgroup.procs"	# this shell plays slurmstepd
+		LD_PRELOAD=$HIDE $RUN $OBJ 12000 --slurm -- '"$PAIR"'
+		echo "attached after: $(bpftool cgroup show "$step/user")"
+		echo $$ > "$CG2/cgroup.procs"
+		echo "outside: $('"$PAIR"')"
+		[ -d "$step/user/task_0" ] && echo "Slurm'"'"'s cgroups kept"
+		[ -e "$CG2/spank-ibnet" ] && echo "made one of ours"
+		rmdir "$step/user/task_0" "$step/user" "$step/slurm" "$step" "${step%/*}" "${step%/*/*}"
+		true'
+	assert_success
+	assert_output --regexp "stopped: detached, Slurm's cgroup left to Slurm"
+	refute_output --partial 'not moved'
+	[[ "$output" =~ rounds=20\ client_rto=([0-9]+)\ accepted_rto=([0-9]+) ]]
+	[ "${BASH_REMATCH[1]}" -lt 50000 ]
+	[ "${BASH_REMATCH[2]}" -lt 50000 ]
+	[[ "$output" =~ outside:\ rounds=20\ client_rto=([0-9]+)\ accepted_rto=([0-9]+) ]]
+	[ "${BASH_REMATCH[1]}" -ge 200000 ]
+	assert_output --regexp 'counts: floored=[4-9] refused=0 rto=0'
+	assert_line --regexp '^attached after: *$'
+	assert_line "Slurm's cgroups kept"
+	refute_line 'made one of ours'
+}
+
+@test "the tier is chosen per node: the socket option where the kernel has it, else bpf, else none with the reason" {
+	local args="--config \"\$CONF\" --env --transport=tcp --iface eth0 --tcp-rto-min --nodelist c1-1"
+	run in_ns "\$IBNET_HOSTS $args"
+	assert_success
+	assert_output --regexp 'TCP retransmission floor 1[0-9]000 us \(--tcp-rto-min\) by socket option'
+	assert_output --partial "LD_PRELOAD='$A2A'"
+	# Hidden: the BPF tier, which needs no preload; the same variable says the floor.
+	run in_ns "LD_PRELOAD=\$HIDE \$IBNET_HOSTS $args"
+	assert_success
+	assert_output --partial 'TCP retransmission floor 10000 us (--tcp-rto-min) by bpf'
+	assert_output --partial "SLURM_IBNET_TCP_RTO_MIN_US='10000'"
+	refute_output --partial "$A2A"
+	# No object: none, and both reasons.
+	run in_ns "LD_PRELOAD=\$HIDE \$IBNET_HOSTS --config \"\$CONF tcp_rto_bpf=$BATS_TEST_TMPDIR/none.o\" --env --transport=tcp --iface eth0 --tcp-rto-min --nodelist c1-1"
+	assert_success
+	assert_output --partial "no TCP retransmission floor (--tcp-rto-min): this node's kernel has no TCP_RTO_MIN_US socket option (Linux 6.15 or later), and no BPF tier: its BPF object $BATS_TEST_TMPDIR/none.o is not on this node"
+	refute_output --partial SLURM_IBNET_TCP_RTO_MIN_US
+	# No cgroup2 mount at all in this mount namespace: none, said so.
+	run in_ns "umount \"\$CG2\"
+		LD_PRELOAD=\$HIDE \$IBNET_HOSTS $args"
+	assert_success
+	assert_output --partial "and no BPF tier: this node has no cgroup2 mount"
+	refute_output --partial SLURM_IBNET_TCP_RTO_MIN_US
+	# Not root (ibnet-hosts run by a user): the kernel refuses the load, said so.
+	run in_ns "LD_PRELOAD=\$HIDE setpriv --reuid=65534 --regid=65534 --clear-groups \$IBNET_HOSTS $args"
+	assert_success
+	assert_output --partial "and no BPF tier: the kernel refused the BPF program of $OBJ"
+}
+
+@test "a killed loader leaves no program attached; the next start removes its empty cgroup, and only cgroups of the plugin's naming" {
+	run in_ns '
+		pidfile=$CG2.pid
+		$RUN $OBJ 10000 job_901.step_0 --hold "$pidfile" > /dev/null &
+		for i in $(seq 50); do [ -s "$pidfile" ] && break; sleep 0.1; done
+		echo "attached: $(bpftool cgroup show "$CG2/spank-ibnet/job_901.step_0")"
+		kill -9 "$(cat "$pidfile")"; wait
+		for i in $(seq 20); do
+			bpftool cgroup show "$CG2/spank-ibnet/job_901.step_0" | grep -q ibnet_tcp_floor || break
+			sleep 0.1
+		done
+		echo "after kill: $(bpftool cgroup show "$CG2/spank-ibnet/job_901.step_0")"
+		[ -d "$CG2/spank-ibnet/job_901.step_0" ] && echo "stale cgroup there"
+		mkdir "$CG2/spank-ibnet/not-ours"
+		$RUN $OBJ 10000 job_902.step_0 -- true
+		[ -d "$CG2/spank-ibnet/job_901.step_0" ] && echo "stale cgroup left"
+		[ -d "$CG2/spank-ibnet/not-ours" ] && echo "not-ours kept"
+		rmdir "$CG2/spank-ibnet/not-ours" "$CG2/spank-ibnet"; rm -f "$pidfile"
+		true'
+	assert_success
+	assert_output --regexp 'attached: .*sock_ops.*ibnet_tcp_floor'
+	assert_line --regexp '^after kill: *$'
+	assert_line 'stale cgroup there'
+	assert_line 'swept: job_901.step_0'
+	refute_line 'stale cgroup left'
+	assert_line 'not-ours kept'
+}
+
+@test "the timeout count: retransmission timeouts of the step's sockets match the kernel's TcpExtTCPTimeouts within 10%" {
+	run in_ns '
+		set -e
+		ip netns add "$NS"
+		ip netns exec "$NS" ip link set lo up
+		# 10% of the data segments lost on the way out (netem is not in every kernel; nft is).
+		ip netns exec "$NS" nft -f - <<-NFT
+		table inet ibnet_loss {
+			chain out { type filter hook output priority 0; ip length > 200 numgen random mod 100 < 10 drop; }
+		}
+		NFT
+		count() { ip netns exec "$NS" nstat -asz TcpExtTCPTimeouts | awk "/TcpExtTCPTimeouts/ {print \$2}"; }
+		before=$(count)
+		LD_PRELOAD=$HIDE ip netns exec "$NS" $RUN $OBJ 10000 job_903.step_0 -- \
+			python3 $REPO/tests/programs/tcp_lossy_pair.py 300 20000 30
+		echo "kernel timeouts: $(( $(count) - before ))"
+		ip netns del "$NS"'
+	assert_success
+	[[ "$output" =~ rounds=300\ client_rto=([0-9]+) ]]
+	[ "${BASH_REMATCH[1]}" -lt 50000 ]
+	[[ "$output" =~ counts:\ floored=[0-9]+\ refused=0\ rto=([0-9]+)\ retrans=([0-9]+) ]]
+	local ours=${BASH_REMATCH[1]} retrans=${BASH_REMATCH[2]}
+	[[ "$output" =~ kernel\ timeouts:\ ([0-9]+) ]]
+	local kernel=${BASH_REMATCH[1]}
+	echo "ours=$ours kernel=$kernel retrans=$retrans"
+	[ "$kernel" -ge 5 ]
+	[ "$ours" -gt 0 ]
+	[ $(( (ours - kernel) * (ours - kernel) * 100 )) -le $(( kernel * kernel )) ]
+	[ "$retrans" -ge "$ours" ]
+}
