@@ -518,6 +518,13 @@ def main():
     # many ranks per node (devel/a2a-many), the floor's two tiers
     # (devel/floor-tiers) and LAMMPS's drops (devel/lammps-drops): measured
     # by those scripts, not by this run, and kept as they wrote it.
+    # many-ranks-run.md is this run's own (ibnet-bench's last part, full run).
+    run_many = os.path.join(a.out, "bench", "many-ranks-run.md")
+    if not a.quick and os.path.exists(run_many):
+        lines += ["", "## Many ranks per node, this run (`devel/a2a-many`, called by `make bench`)", "",
+                  "8 simulated nodes on the machine's 2 cores: at 16 ranks per node a rank has a "
+                  "sixty-fourth of a core, so the times here are this machine's as much as the scheme's.",
+                  "", open(run_many).read().rstrip("\n"), ""]
     for part in ("paced-scale.md", "many-ranks.md", "floor-tiers.md", "lammps-drops.md"):
         scale = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
                              "bench", part)
