@@ -129,6 +129,89 @@ static const char *bracket_end(const char *s)
 }
 
 /*
+ * glibc's regexec, asked where the groups matched (a replacement with \N),
+ * loops without end on a group repeated without bound (*, +, {m,}) that can
+ * match the empty string and holds an alternation: (a?|b|c?)* or
+ * (()|b|())+ on "b" never returns (glibc 2.36; fuzz_rule found
+ * (a|\||||.|||)*). Some such groups are matched fine ((a?|b)*), but which
+ * is glibc's business, so all are refused: an alternative that takes a
+ * character ((a|b|c)* for (a?|b|c?)*) says the same for a host name. Walks
+ * a regex regex_bounded has checked (brackets closed, groups matched,
+ * intervals well formed). Returns why, or NULL.
+ */
+static const char *repeats_empty_alternation(const char *re)
+{
+	struct group_walk {
+		bool branch_empty;	/* the alternative being read can match "" so far */
+		bool some_empty;	/* an alternative before it can */
+		bool alternation;	/* a '|' in the group, or in a group inside it */
+	} g[REGEX_MAX_DEPTH + 1] = { { true, false, false } };
+	bool atom = false, atom_empty = false, atom_alternation = false;
+	int depth = 0;
+	const char *p;
+
+	for (p = re; *p; p++) {
+		bool unbounded = false, may_skip = false;
+
+		switch (*p) {
+		case '*':
+			unbounded = may_skip = true;
+			break;
+		case '+':
+			unbounded = true;
+			break;
+		case '?':
+			may_skip = true;
+			break;
+		case '{':
+			may_skip = strtoul(p + 1, NULL, 10) == 0;
+			p = strchr(p, '}');
+			unbounded = p[-1] == ',';
+			break;
+		default:
+			/* Not a repetition: the atom before it is complete. */
+			if (atom)
+				g[depth].branch_empty &= atom_empty;
+			atom = true, atom_empty = false, atom_alternation = false;
+			switch (*p) {
+			case '(':
+				g[++depth] = (struct group_walk){ true, false, false };
+				atom = false;
+				break;
+			case '|':
+				g[depth].some_empty |= g[depth].branch_empty;
+				g[depth].branch_empty = true;
+				g[depth].alternation = true;
+				atom = false;
+				break;
+			case ')':
+				atom_empty = g[depth].some_empty || g[depth].branch_empty;
+				atom_alternation = g[depth].alternation;
+				g[--depth].alternation |= atom_alternation;
+				break;
+			case '\\':
+				p++;
+				break;
+			case '[':
+				p = bracket_end(p);
+				break;
+			case '^': case '$':
+				atom_empty = true;
+				break;
+			}
+			continue;
+		}
+		if (unbounded && atom_empty && atom_alternation)
+			return "a group repeated without bound (*, +, {m,}) can match the empty string "
+			       "and holds an alternation (such as (a?|b|c?)*): glibc's regexec, asked "
+			       "where its groups matched, loops on it without end; let every alternative "
+			       "take a character";
+		atom_empty |= may_skip;
+	}
+	return NULL;
+}
+
+/*
  * Walk the regex as an ERE and refuse what TRE cannot bound: back-references,
  * unmatched parentheses, bad intervals, and more than REGEX_MAX_STATES
  * atoms once every {m,n} is expanded. `total` is what each open group costs
@@ -259,6 +342,8 @@ static int regex_bounded(const char *re, const char *spec, struct ibnet_err *err
 	}
 	if (!why && depth)
 		why = "unmatched '('";
+	if (!why)
+		why = repeats_empty_alternation(re);
 	if (why)
 		ibnet_err_set(err, IBNET_PREFIX "ib_hostname rule %s refused: %s",
 			      ibnet_quote(spec), why);

@@ -54,6 +54,23 @@ refused() {
 	assert_output 'x1-1'
 }
 
+@test "a group repeated without bound that can match empty and holds an alternation, on which glibc's regexec loops without end, is refused (found by fuzz_rule)" {
+	# Before: each of these mapped "b" (or "ab") without end in ibnet-hosts,
+	# srun and slurmstepd (glibc 2.36's regexec, asked for \1's place).
+	refused 's/[[:alpha:]2,8}c.-]?(a|\||||.|||`|)*$/x\1/' 'a group repeated without bound (*, +, {m,}) can match the empty string and holds an alternation'	# the fuzzer's input, shortened
+	refused 's/(a?|b|c?)*/x\1/' 'can match the empty string and holds an alternation'
+	refused 's/(()|b|())+/x/' 'can match the empty string and holds an alternation'
+	refused 's/((a?|b|c?){1,3}){2,}/x/' 'can match the empty string and holds an alternation'
+	refused 's/(^|b)*/x/' 'can match the empty string and holds an alternation'
+	# What stays: bounded repetitions, groups that take a character, groups
+	# without an alternation; each maps at once.
+	local rule
+	for rule in 's/(a?|b|c?){1,3}/x\1/' 's/(x(a?|b|c?))*/y\1/' 's/(b*)*/x\1/' 's/(a|b)+/x\1/'; do
+		run bash -c "ulimit -t 2; timeout 60 '$IBNET_HOSTS' --rule \"\$0\" b" "$rule"
+		assert_success
+	done
+}
+
 @test "back-references, which make TRE backtrack without end, are refused" {
 	refused 's/(m|\2*[a])*^()/x/' 'back-references'
 	refused 's/(\0|x)+/y/' 'back-references'
