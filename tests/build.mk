@@ -162,6 +162,11 @@ programs: $(TEST_MPIS:%=$(B)/tests/a2a_threads.%)
 $(B)/tests/a2a_threads.%: tests/programs/a2a_threads.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -pthread -o $@ $<
+# The MPI alone under MPI_THREAD_MULTIPLE (no spank-ibnet): the control for it.
+programs: $(TEST_MPIS:%=$(B)/tests/mpi_threads_alltoallv.%)
+$(B)/tests/mpi_threads_alltoallv.%: tests/programs/mpi_threads_alltoallv.c
+	mkdir -p $(B)/tests
+	mpicc.$* -O2 -Wall -Wextra -Werror -pthread -o $@ $<
 programs: $(TEST_MPIS:%=$(B)/tests/a2a_forms.%)
 $(B)/tests/a2a_forms.%: tests/programs/a2a_forms.c
 	mkdir -p $(B)/tests

@@ -18,24 +18,55 @@ kind_paced() {
 		{ echo "rank 0 did not pace all $3 $2 calls"; return 1; }
 }
 
-@test "MPI_THREAD_MULTIPLE: two threads of every rank on two communicators at once, 100 repetitions each, right every time and paced, Open MPI and MPICH, 1 and 2 ranks per node" {
+@test "the MPI's own under MPI_THREAD_MULTIPLE, nothing of ours loaded: two threads in MPI_Alltoallv on two communicators, 3 runs of 100 repetitions, right every time, Open MPI and MPICH" {
 	needs openmpi mpich
+	local run_no TIMEOUT=300
+	for run_no in 1 2 3; do
+		run timeout "$TIMEOUT" mpiexec.mpich -n 4 "$BUILD/tests/mpi_threads_alltoallv.mpich" 100
+		assert_success
+		assert_line 'MPI-THREADS reps=100 failures=0'
+	done
+	if ompi_threads_hang; then
+		skip "$(mpirun.openmpi --version | head -1): its own MPI_Alltoallv hangs with two threads on two communicators (about one run in ten here, nothing of ours loaded); MPICH passed"
+	fi
+	for run_no in 1 2 3; do
+		run timeout "$TIMEOUT" mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np 4 \
+			"$BUILD/tests/mpi_threads_alltoallv.openmpi" 100
+		assert_success
+		assert_line 'MPI-THREADS reps=100 failures=0'
+	done
+}
+
+@test "MPI_THREAD_MULTIPLE: two threads of every rank on two communicators at once, 100 repetitions each, right every time and paced, MPICH, 1 and 2 ranks per node" {
+	needs mpich
 	# 2 threads x 4 ranks polling on 2 cores: alone a run takes 2-13 s; beside
 	# two other suites one passed 120 s in CI. 128 runs at a load of 20 took
 	# at most 34 s and none hung; the limit is there for a hang.
 	local rpn TIMEOUT=300
 	for rpn in 1 2; do
-		echo "Open MPI, $rpn rank(s) per node"	# shown if the test fails
+		echo "MPICH, $rpn rank(s) per node"	# shown if the test fails
+		run mpich 4 "$rpn" "$BUILD/tests/a2a_threads.mpich" 100
+		assert_success
+		assert_line 'THREADS reps=100 failures=0 provided=multiple'
+		kind_paced "$output" MPI_Alltoall 100
+	done
+}
+
+@test "MPI_THREAD_MULTIPLE: two threads of every rank on two communicators at once, 100 repetitions each, right every time and paced, Open MPI, 1 and 2 ranks per node" {
+	needs openmpi
+	# Where the MPI's own hangs so (the test above), a hang here says nothing
+	# of the paced calls: Open MPI 6.0.0rc2 hung this test in CI (2026-11-27).
+	if ompi_threads_hang; then
+		skip "$(mpirun.openmpi --version | head -1): its own all-to-alls hang under MPI_THREAD_MULTIPLE with two threads (the test above); MPICH is tested"
+	fi
+	local rpn TIMEOUT=300
+	for rpn in 1 2; do
+		echo "Open MPI, $rpn rank(s) per node"
 		run ompi 4 "$rpn" "$BUILD/tests/a2a_threads.openmpi" 100
 		assert_success
 		assert_line 'THREADS reps=100 failures=0 provided=multiple'
 		kind_paced "$output" MPI_Alltoall 100
 		kind_paced "$output" MPI_Alltoallv 100
-		echo "MPICH, $rpn rank(s) per node"
-		run mpich 4 "$rpn" "$BUILD/tests/a2a_threads.mpich" 100
-		assert_success
-		assert_line 'THREADS reps=100 failures=0 provided=multiple'
-		kind_paced "$output" MPI_Alltoall 100
 	done
 }
 
