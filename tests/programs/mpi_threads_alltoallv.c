@@ -9,10 +9,10 @@
  *
  * Prints "MPI-THREADS reps=R failures=F" on rank 0 (every byte checked);
  * exits 1 on a failure. Why it is here: Open MPI 6.0.0rc2 (Debian forky,
- * November 2026) hangs in it about one run in ten at 4 ranks and 4 KiB per
- * pair (two threads waiting in ompi_sync_wait_mt), where Open MPI 4.1.4
- * and 5.0 and MPICH do not; tests/unit/alltoall-forms.bats runs it so that
- * a hang of the paced threads test can be told from one of the MPI's own.
+ * November 2026) hung in it 1 run in 3 to 16 at 4 ranks and 4 KiB per pair
+ * (two threads waiting in ompi_sync_wait_mt), where Open MPI 4.1.4 did not
+ * in 30 runs; tests/unit/alltoall-forms.bats runs it on every MPI so that a
+ * hang of the paced threads test can be told from one of the MPI's own.
  */
 #include <mpi.h>
 #include <pthread.h>
