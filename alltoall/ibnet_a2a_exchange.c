@@ -282,8 +282,8 @@ int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 	if (my_credits < 1)
 		my_credits = 1;
 	chunk = (MPI_Aint)(settings.window / (unsigned long)sharers / (unsigned long)my_credits);
-	if (chunk < 1024)
-		chunk = 1024;
+	if (chunk < IBNET_A2A_CHUNK_MIN)
+		chunk = IBNET_A2A_CHUNK_MIN;
 	/*
 	 * The window is counted in bytes: grants go out while the bytes granted
 	 * and not yet received stay within this receiver's share, so blocks

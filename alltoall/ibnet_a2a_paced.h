@@ -96,6 +96,13 @@ struct comm_info {
 /* The most grants a receiver has outstanding at once (small blocks). */
 #define IBNET_A2A_GRANTS_MAX 64
 #define IBNET_A2A_STAGE_MAX (512ul * 1024 * 1024)
+/*
+ * The smallest chunk a receiver grants (ibnet_a2a_exchange.c): a round trip
+ * per smaller piece would cost more than it paces. So pair by pair, a node
+ * of L receiving ranks has at least L of these in flight, over the window
+ * from L > window / IBNET_A2A_CHUNK_MIN (ibnet_a2a_route.c, "auto").
+ */
+#define IBNET_A2A_CHUNK_MIN 1024
 
 /* The settings every part reads (ibnet_a2a_paced.c, read once). */
 extern struct ibnet_a2a_settings settings;

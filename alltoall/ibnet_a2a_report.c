@@ -82,8 +82,11 @@ static void print_report(void)
 		say(line);
 		if (served[k][PACED_NODES]) {
 			snprintf(line, sizeof(line), "rank %d: %s: %lu of the paced calls node to node "
-				 "(a node's blocks together)", world_rank, kind_name[k],
-				 served[k][PACED_NODES]);
+				 "(a node's blocks together%s)", world_rank, kind_name[k],
+				 served[k][PACED_NODES],
+				 settings.aggregate == IBNET_A2A_AGGREGATE_AUTO ?
+				 "; alltoall_aggregate=auto: more ranks on a node than pair by pair "
+				 "keeps within the window" : "");
 			say(line);
 		}
 	}

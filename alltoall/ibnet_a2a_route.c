@@ -79,17 +79,33 @@ static enum route fanin_route(const struct comm_info *ci, unsigned long pair_byt
 }
 
 /*
+ * Whether a node of the communicator holds more ranks than pair by pair
+ * can serve within the window: each receiver grants at least
+ * IBNET_A2A_CHUNK_MIN, so L of them put L x 1 KiB in flight towards the port
+ * (ibnet_a2a_exchange.c); node to node keeps it at the window whatever L.
+ */
+static bool pairs_exceed_window(const struct comm_info *ci)
+{
+	return (unsigned long)ci->most_local > settings.window / IBNET_A2A_CHUNK_MIN;
+}
+
+/*
  * Which exchange, by layout: node to node where a node holds at least
- * settings.aggregate ranks (every rank sees the same layout), and the
- * node's shared segments stay within IBNET_A2A_STAGE_MAX (each holds at
- * most the most ranks on a node x the heaviest rank's bytes).
+ * settings.aggregate ranks, or with "auto" (the default) where pair by pair
+ * would exceed the window; every rank sees the same layout and settings.
+ * And only while the node's shared segments stay within IBNET_A2A_STAGE_MAX
+ * (each holds at most the most ranks on a node x the heaviest rank's bytes).
  */
 static bool by_node(const struct comm_info *ci, unsigned long heaviest)
 {
 	unsigned long bound;
 
-	if (!settings.aggregate || (unsigned long)ci->most_local < settings.aggregate)
+	if (settings.aggregate == IBNET_A2A_AGGREGATE_AUTO) {
+		if (!pairs_exceed_window(ci))
+			return false;
+	} else if (!settings.aggregate || (unsigned long)ci->most_local < settings.aggregate) {
 		return false;
+	}
 	return !__builtin_mul_overflow(heaviest, (unsigned long)ci->most_local, &bound) &&
 	       bound <= IBNET_A2A_STAGE_MAX;
 }

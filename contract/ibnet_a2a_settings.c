@@ -45,7 +45,8 @@ const struct ibnet_a2a_key_info ibnet_a2a_keys[IBNET_A2A_KEY_COUNT] = {
 				  "port, %s to %s, e.g. 8k)" },
 	[IBNET_A2A_AGGREGATE] = { "alltoall_aggregate", IBNET_A2A_ENV_AGGREGATE, 0,
 				  IBNET_A2A_AGGREGATE_MAX, "a number of ranks per node (%s to "
-				  "%s; 0: never node to node)" },
+				  "%s; 0: never node to node), or auto (node to node where pair by "
+				  "pair would exceed the window)" },
 };
 
 /*
@@ -106,6 +107,17 @@ unsigned long ibnet_a2a_setting_get(const struct ibnet_a2a_settings *s, enum ibn
 	return *setting_slot((struct ibnet_a2a_settings *)s, key);
 }
 
+void ibnet_a2a_setting_text(const struct ibnet_a2a_settings *s, enum ibnet_a2a_key key,
+			    char *out, size_t len)
+{
+	unsigned long n = ibnet_a2a_setting_get(s, key);
+
+	if (key == IBNET_A2A_AGGREGATE && n == IBNET_A2A_AGGREGATE_AUTO)
+		snprintf(out, len, "%s", IBNET_A2A_AGGREGATE_WORD);
+	else
+		snprintf(out, len, "%lu", n);
+}
+
 int ibnet_a2a_key_by_config(const char *name)
 {
 	int k;
@@ -161,6 +173,10 @@ int ibnet_a2a_setting_set(struct ibnet_a2a_settings *s, enum ibnet_a2a_key key,
 		return -1;
 	}
 	k = &ibnet_a2a_keys[key];
+	if (key == IBNET_A2A_AGGREGATE && value && strcmp(value, IBNET_A2A_AGGREGATE_WORD) == 0) {
+		s->aggregate = IBNET_A2A_AGGREGATE_AUTO;
+		return 0;
+	}
 	if (parse_size(value, &n) < 0 || n < k->min || n > k->max) {
 		char lo[24], hi[24], expected[160];
 

@@ -91,13 +91,19 @@ extern const struct ibnet_a2a_build ibnet_a2a_builds[IBNET_A2A_ABI_COUNT];
 #define IBNET_A2A_THRESHOLD_IB_DEFAULT (128ul * 1024)
 /*
  * From how many ranks on a node a node's blocks travel together, node to
- * node (ibnet_a2a_nodes.c); 0: never, always pair by pair. Off by default:
- * on the test cluster (docs/bench/many-ranks.md) it made a congested 4 KiB
- * all-to-all at 8 x 4 take 0.34-0.56x the MPI's own, but Quantum ESPRESSO
- * at 8 x 4 1.3x longer than pair by pair (many small calls, each with its
- * node barriers, on 2 shared cores). A site or job turns it on with 2.
+ * node (ibnet_a2a_nodes.c); 0: never, always pair by pair. The default,
+ * "auto" (IBNET_A2A_AGGREGATE_AUTO), goes node to node exactly where pair by
+ * pair cannot keep the window: a receiver grants at least 1 KiB at a time
+ * (alltoall/ibnet_a2a_paced.h, IBNET_A2A_CHUNK_MIN), so a node of L ranks
+ * has L x 1 KiB in flight towards its port, over the window from
+ * L > window / 1 KiB (17 ranks at 16 KiB).
+ * Below that pair by pair stays: on the test cluster (docs/bench/many-ranks.md)
+ * node to node was level with it at 8 x 4 and mixed at 8 x 8 and 8 x 16
+ * (5x faster at 4 KiB per pair, slower at 512 B), on 2 shared cores.
  */
-#define IBNET_A2A_AGGREGATE_DEFAULT 0ul
+#define IBNET_A2A_AGGREGATE_AUTO ((unsigned long)-1)
+#define IBNET_A2A_AGGREGATE_DEFAULT IBNET_A2A_AGGREGATE_AUTO
+#define IBNET_A2A_AGGREGATE_WORD "auto"
 #define IBNET_A2A_AGGREGATE_MAX 1000ul
 
 /* Bytes per pair under which no call is paced (a guard for many ranks per
@@ -113,7 +119,8 @@ struct ibnet_a2a_settings {
 	unsigned long window;		/* bytes in flight towards one node */
 	unsigned long credits;		/* chunks of window/credits granted at once */
 	unsigned long threshold;	/* fan-in bytes on a port below which MPI's own runs */
-	unsigned long aggregate;	/* ranks on a node from which it goes node to node; 0 never */
+	unsigned long aggregate;	/* ranks on a node from which it goes node to node; 0 never;
+					 * IBNET_A2A_AGGREGATE_AUTO where pair by pair exceeds the window */
 };
 
 /* The variables a job sees (the plugin sets them; the user's value wins). */
@@ -163,6 +170,10 @@ extern const struct ibnet_a2a_key_info ibnet_a2a_keys[IBNET_A2A_KEY_COUNT];
 void ibnet_a2a_settings_default(struct ibnet_a2a_settings *s);
 
 unsigned long ibnet_a2a_setting_get(const struct ibnet_a2a_settings *s, enum ibnet_a2a_key key);
+/* A setting as the job's variable and the config dump write it ("auto" for
+ * IBNET_A2A_AGGREGATE_AUTO, else the number). */
+void ibnet_a2a_setting_text(const struct ibnet_a2a_settings *s, enum ibnet_a2a_key key,
+			    char *out, size_t len);
 
 /*
  * Set one setting from text such as "65536", "64k", "1m"; source names where

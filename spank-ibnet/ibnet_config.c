@@ -418,7 +418,10 @@ static int a2a_reset(struct ibnet_config *cfg, const struct config_key *key)
 
 static void a2a_print(const struct ibnet_config *cfg, const struct config_key *key, FILE *fp)
 {
-	fprintf(fp, "%lu", ibnet_a2a_setting_get(&cfg->a2a, key->a2a));
+	char text[32];
+
+	ibnet_a2a_setting_text(&cfg->a2a, key->a2a, text, sizeof(text));
+	fputs(text, fp);
 }
 
 /*

@@ -71,8 +71,7 @@ int plan_alltoall_settings(struct planner *pl, const struct ibnet_config *cfg,
 			}
 			continue;
 		}
-		snprintf(value, sizeof(value), "%lu",
-			 ibnet_a2a_setting_get(&site, (enum ibnet_a2a_key)k));
+		ibnet_a2a_setting_text(&site, (enum ibnet_a2a_key)k, value, sizeof(value));
 		planner_set_managed(pl, name, value);
 	}
 	return 0;

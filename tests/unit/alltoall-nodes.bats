@@ -10,7 +10,8 @@
 load ../helpers/common
 load ../helpers/alltoall
 
-# Node to node is off by default (alltoall_aggregate=0): on for this file.
+# Node to node from 2 ranks per node for this file; the default, auto, takes
+# it only where pair by pair would exceed the window (its own test below).
 AGGREGATE=2
 
 # nodes_count OUTPUT KIND: rank 0's "N of the paced calls node to node" count.
@@ -80,6 +81,32 @@ nodes_count() {
 	assert_success
 	assert_output --partial "SLURM_IBNET_ALLTOALL_AGGREGATE: 'lots' is not a number of ranks per node (0 to 1000; 0: never node to node)"
 	assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoallv: [0-9]+ calls: 0 paced, [0-9]+ switched off'
+}
+
+@test "alltoall_aggregate=auto (the default): node to node from 17 ranks per node, where pair by pair's 1 KiB chunks would exceed the 16 KiB window; 16 stay pair by pair; a larger window or 0 keeps pair by pair; byte-identical, said in the report" {
+	needs openmpi
+	local TIMEOUT=300
+	# 2 pretend nodes x 17 ranks: 17 x 1 KiB in flight pair by pair > 16 KiB.
+	AGGREGATE= run ompi 34 17 "$BUILD/tests/a2a_check.openmpi" 71 12
+	assert_success
+	assert_line 'CHECK cases=12 ranks=34 failures=0'
+	[ "$(nodes_count "$output" MPI_Alltoallv)" -gt 0 ] || [ "$(nodes_count "$output" MPI_Alltoall)" -gt 0 ]
+	assert_output --partial 'node to node (a node'"'"'s blocks together; alltoall_aggregate=auto: more ranks on a node than pair by pair keeps within the window)'
+	# 16 ranks: 16 KiB, within the window.
+	AGGREGATE= run ompi 32 16 "$BUILD/tests/a2a_check.openmpi" 72 12
+	assert_success
+	assert_line 'CHECK cases=12 ranks=32 failures=0'
+	refute_output --partial 'node to node'
+	assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoallv: [0-9]+ calls: [1-9][0-9]* paced'
+	# A 32 KiB window holds 17 ranks' chunks; 0 is never.
+	AGGREGATE= EXTRA=SLURM_IBNET_ALLTOALL_WINDOW=32k run ompi 34 17 "$BUILD/tests/a2a_check.openmpi" 73 12
+	assert_success
+	assert_line 'CHECK cases=12 ranks=34 failures=0'
+	refute_output --partial 'node to node'
+	AGGREGATE=0 run ompi 34 17 "$BUILD/tests/a2a_check.openmpi" 74 12
+	assert_success
+	assert_line 'CHECK cases=12 ranks=34 failures=0'
+	refute_output --partial 'node to node'
 }
 
 @test "one rank per node keeps pair by pair: the same route as before, nothing node to node" {

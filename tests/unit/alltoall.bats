@@ -42,6 +42,24 @@ paced_calls() {
 	refute_output --partial 'SLURM_IBNET_ALLTOALL_'
 }
 
+@test "alltoall_aggregate: auto by default, reaching the job as the word; a number or 0 from the site; the job's own wins; anything else refused by name" {
+	run plan -- --ordered-alltoall
+	assert_success
+	assert_line 'SLURM_IBNET_ALLTOALL_AGGREGATE=auto'
+	CONF="$CONF alltoall_aggregate=0" run plan -- --ordered-alltoall
+	assert_success
+	assert_line 'SLURM_IBNET_ALLTOALL_AGGREGATE=0'
+	CONF="$CONF alltoall_aggregate=8" run plan SLURM_IBNET_ALLTOALL_AGGREGATE=auto -- --ordered-alltoall
+	assert_success
+	assert_line 'SLURM_IBNET_ALLTOALL_AGGREGATE=auto'
+	run "$IBNET_HOSTS" --config "alltoall_aggregate=automatic" --check
+	assert_failure
+	assert_output "spank-ibnet: plugstack.conf: alltoall_aggregate: 'automatic' is not a number of ranks per node (0 to 1000; 0: never node to node), or auto (node to node where pair by pair would exceed the window)"
+	run plan SLURM_IBNET_ALLTOALL_AGGREGATE=Auto -- --ordered-alltoall
+	assert_failure
+	assert_output --partial "SLURM_IBNET_ALLTOALL_AGGREGATE: 'Auto' is not a number of ranks per node"
+}
+
 @test "the site's keys reach the job; the job's own values win; a bad value is refused by name" {
 	CONF="$CONF alltoall_window=128k alltoall_credits=8 alltoall_threshold=4k"
 	run plan SLURM_IBNET_ALLTOALL_WINDOW=32k -- --ordered-alltoall
