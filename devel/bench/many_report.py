@@ -73,7 +73,7 @@ def main():
                   f"{ratio('nodes', 'pairs')} |")
         print()
     names = {'default': 'nothing asked', 'nodes': '`--ordered-alltoall`, node to node',
-             'pairs': '`--ordered-alltoall`, pair by pair (the default)', 'floor': '`--tcp-rto-min`',
+             'pairs': '`--ordered-alltoall`, pair by pair (the default up to 16 ranks per node)', 'floor': '`--tcp-rto-min`',
              'both': '`--ordered-alltoall --tcp-rto-min`, pair by pair'}
     titles = {'qe': 'Quantum ESPRESSO `pw.x`', 'fft': 'mpi4py-fft, 128³ complex, 10 forward and backward'}
     for app, cells in apps.items():
