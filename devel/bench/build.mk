@@ -4,7 +4,7 @@
 # run (tests/programs/a2a_bench.c, built by tests/build.mk). Nothing here is
 # installed.
 
-.PHONY: bench-programs bench
+.PHONY: bench-programs bench bench-long
 # For the MPIs the test builds have (TEST_MPIS, mk/optional.mk).
 bench-programs: $(B)/bench/linda_farm.exel $(TEST_MPIS:%=$(B)/bench/a2a_versus.%) \
 	$(if $(filter openmpi,$(TEST_MPIS)),$(B)/tests/a2a_bench $(B)/bench/pingpong)
@@ -19,8 +19,10 @@ $(B)/bench/linda_farm.exel: devel/bench/linda_farm.c
 	mkdir -p $(B)/bench
 	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $< -lpthread
 
-# The benchmark (docs/benchmarks.md); QUICK=1: a short smoke run in build/.
-bench:
+# The benchmark (docs/benchmarks.md), under 30 minutes; QUICK=1: a short
+# smoke run in build/. bench-long: the hour of jobs it leaves out (LAMMPS,
+# 8 x 8 and 8 x 16 ranks), into the same report (devel/ibnet-bench says which).
+bench bench-long:
 	devel/install-deps $(if $(QUICK),,--bench)
 	$(MAKE) all bench-programs $(B)/tests/a2a_check.openmpi
-	devel/ibnet-bench $(if $(QUICK),--quick)
+	devel/ibnet-bench $(if $(QUICK),--quick) $(if $(filter bench-long,$@),--long)

@@ -437,11 +437,12 @@ def overhead_section(rows, lines):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--csv", required=True)
+    # make bench's rows and make bench-long's (devel/ibnet-bench, its two parts).
+    ap.add_argument("--csv", required=True, action="append")
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true")
     a = ap.parse_args()
-    rows = load(a.csv)
+    rows = [r for path in a.csv for r in load(path)]
     lines, plots = [], []
     head = ["# spank-ibnet benchmarks\n",
             "Produced by `make bench` (`devel/ibnet-bench`) on the project's test cluster: real "
@@ -458,7 +459,8 @@ def main():
             "used here: its UCX sees through the namespaces and moves the bytes by shared "
             "memory. The nodes' TCP congestion control is CUBIC, as on RHEL and Debian clusters "
             "(this machine's own default is BBR; every table here was measured under CUBIC).\n",
-            "Raw measurements: [bench/results.csv](bench/results.csv).\n"]
+            "Raw measurements: " + ", ".join(f"[bench/{os.path.basename(p)}](bench/{os.path.basename(p)})"
+                                             for p in a.csv) + ".\n"]
     if a.quick:
         head.insert(1, "**QUICK smoke run: too few repetitions to compare settings.**\n")
     head.append("| scenario | switch model (simulated) |")
@@ -518,13 +520,16 @@ def main():
     # many ranks per node (devel/a2a-many), the floor's two tiers
     # (devel/floor-tiers) and LAMMPS's drops (devel/lammps-drops): measured
     # by those scripts, not by this run, and kept as they wrote it.
-    # many-ranks-run.md is this run's own (ibnet-bench's last part, full run).
-    run_many = os.path.join(a.out, "bench", "many-ranks-run.md")
-    if not a.quick and os.path.exists(run_many):
-        lines += ["", "## Many ranks per node, this run (`devel/a2a-many`, called by `make bench`)", "",
-                  "8 simulated nodes on the machine's 2 cores: at 16 ranks per node a rank has a "
-                  "sixty-fourth of a core, so the times here are this machine's as much as the scheme's.",
-                  "", open(run_many).read().rstrip("\n"), ""]
+    # many-ranks-run.md is make bench's own (ibnet-bench's last part, full
+    # run); many-ranks-long.md is make bench-long's (ibnet-bench --long).
+    for part, title in (("many-ranks-run.md", "this run (`devel/a2a-many`, called by `make bench`)"),
+                        ("many-ranks-long.md", "`make bench-long`'s last run (`devel/a2a-many`)")):
+        run_many = os.path.join(a.out, "bench", part)
+        if not a.quick and os.path.exists(run_many):
+            lines += ["", f"## Many ranks per node, {title}", "",
+                      "8 simulated nodes on the machine's 2 cores: at 16 ranks per node a rank has a "
+                      "sixty-fourth of a core, so the times here are this machine's as much as the scheme's.",
+                      "", open(run_many).read().rstrip("\n"), ""]
     for part in ("paced-scale.md", "many-ranks.md", "floor-tiers.md", "lammps-drops.md"):
         scale = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
                              "bench", part)

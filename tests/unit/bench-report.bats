@@ -59,3 +59,30 @@ teardown() { rm -rf "$WORK"; }
 	run grep -c 'written by this run' "$WORK/quick/benchmarks.md"
 	assert_output 0
 }
+
+@test "make bench and make bench-long write one report: both parts' rows, both many-ranks parts" {
+	# Each part writes its own CSV; the report reads whichever exist, so the
+	# part that did not run keeps its last rows (devel/ibnet-bench's header).
+	mkdir -p "$WORK/out/bench"
+	head -1 "$REPO/docs/bench/results.csv" | tee "$WORK/out/bench/results.csv" > "$WORK/out/bench/long-results.csv"
+	echo "qe,gige-fc,tcp,plain,4,4,0,0,10.000,10.000,10.000,0,0,-62.09162475" >> "$WORK/out/bench/results.csv"
+	echo "lammps,gige-fc,tcp,plain,4,4,0,0,40.000,40.000,40.000,0,0,-47.1234" >> "$WORK/out/bench/long-results.csv"
+	echo '### many ranks, make bench' > "$WORK/out/bench/many-ranks-run.md"
+	echo '### many ranks, make bench-long' > "$WORK/out/bench/many-ranks-long.md"
+	run python3 "$REPO/devel/bench/report.py" --csv "$WORK/out/bench/results.csv" \
+		--csv "$WORK/out/bench/long-results.csv" --out "$WORK/out"
+	assert_success
+	run cat "$WORK/out/benchmarks.md"
+	assert_line --regexp '^\| Quantum ESPRESSO `pw.x` \| gige-fc \| 4 \| nothing else asked \| 10.00 s '
+	assert_line --regexp '^\| LAMMPS `lmp` \| gige-fc \| 4 \| nothing else asked \| 40.00 s '
+	assert_line '### many ranks, make bench'
+	assert_line '### many ranks, make bench-long'
+	assert_line --partial '[bench/long-results.csv](bench/long-results.csv)'
+}
+
+@test "ibnet-bench: --long has no quick form, said before any cluster starts" {
+	run "$REPO/devel/ibnet-bench" --quick --long --out "$WORK/none"
+	assert_failure 2
+	assert_output --partial '--long has no quick form'
+	[ ! -e "$WORK/none" ]
+}
