@@ -78,6 +78,9 @@ teardown() { rm -rf "$WORK"; }
 	assert_line '### many ranks, make bench'
 	assert_line '### many ranks, make bench-long'
 	assert_line --partial '[bench/long-results.csv](bench/long-results.csv)'
+	# The applications' paragraph describes the codes it has rows of, no other.
+	assert_output --partial 'Two codes from Debian'
+	refute_output --partial 'GROMACS `gmx_mpi` (the 6,495-atom'
 }
 
 @test "ibnet-bench: --long has no quick form, said before any cluster starts" {
