@@ -20,7 +20,7 @@ $(B)/bench/linda_farm.exel: devel/bench/linda_farm.c
 	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $< -lpthread
 
 # The benchmark (docs/benchmarks.md), under 30 minutes; QUICK=1: a short
-# smoke run in build/. bench-long: the hour of jobs it leaves out (LAMMPS,
+# smoke run in build/. bench-long: the 90 minutes of jobs it leaves out (LAMMPS,
 # 8 x 8 and 8 x 16 ranks), into the same report (devel/ibnet-bench says which).
 bench bench-long:
 	devel/install-deps $(if $(QUICK),,--bench)
