@@ -10,7 +10,8 @@ setup() {
 	mkdir "$WORK/bin"
 	# A stand-in squeue that answers from a script of lines, one per call:
 	# "timeout" fails as a loaded slurmctld does, "running" prints the state,
-	# "gone" prints nothing, "purged" fails as for an unknown job id.
+	# "gone" prints nothing ("warned" with a warning on stderr), "purged" fails
+	# as for an unknown job id.
 	cat > "$WORK/bin/squeue" <<-'EOF'
 	#!/bin/bash
 	n=$(($(cat "$SQUEUE_CALLS" 2>/dev/null || echo 0) + 1))
@@ -19,6 +20,7 @@ setup() {
 	timeout) echo "squeue: error: slurm_load_jobs error: Socket timed out on send/recv operation" >&2; exit 1 ;;
 	running) echo RUNNING ;;
 	gone) ;;
+	warned) echo "squeue: warning: a deprecated option" >&2 ;;
 	purged) echo "slurm_load_jobs error: Invalid job id specified" >&2; exit 1 ;;
 	*) echo "squeue stand-in: no line $n" >&2; exit 2 ;;
 	esac
@@ -40,6 +42,14 @@ teardown() { rm -rf "$WORK"; }
 
 @test "wait: a job slurmctld has already purged is gone" {
 	printf '%s\n' timeout purged > "$WORK/script"
+	run "$REPO/devel/ibnet-cluster" wait 8 30
+	assert_success
+	run cat "$WORK/calls"
+	assert_output 2
+}
+
+@test "wait: an empty answer with a warning on stderr is still gone" {
+	printf '%s\n' running warned > "$WORK/script"
 	run "$REPO/devel/ibnet-cluster" wait 8 30
 	assert_success
 	run cat "$WORK/calls"
