@@ -111,7 +111,10 @@ int ibnet_a2a_settings_hash(char *const *vars)
 
 		if (strncmp(v, prefix, sizeof(prefix) - 1) == 0)
 			counts = strncmp(v, IBNET_A2A_ENV_REPORT "=", sizeof(IBNET_A2A_ENV_REPORT)) &&
-				 strncmp(v, IBNET_A2A_ENV_TALLY "=", sizeof(IBNET_A2A_ENV_TALLY));
+				 strncmp(v, IBNET_A2A_ENV_TALLY "=", sizeof(IBNET_A2A_ENV_TALLY)) &&
+				 /* the node's own link: nodes may differ */
+				 strncmp(v, IBNET_A2A_ENV_LINK_MBIT "=",
+					 sizeof(IBNET_A2A_ENV_LINK_MBIT));
 		for (c = 0; !counts && ibnet_a2a_mpi_choices[c].mpi; c++) {
 			size_t n = strlen(ibnet_a2a_mpi_choices[c].variable);
 

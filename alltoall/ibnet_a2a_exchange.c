@@ -16,6 +16,11 @@
  *     window has room, so there is no barrier and no idle wire between phases.
  *   - Senders answer any credit at once: the receivers drive the schedule, so
  *     nothing waits in a cycle.
+ *   - With alltoall_window=auto the window is this process's controller's
+ *     (ibnet_a2a_window.c): each call measures what it needs - the least
+ *     time from a grant to its data, whether a grant waited for room, the
+ *     rate the node received at, and the node's TCP retransmissions during
+ *     the call - and hands it over once the call is done.
  * Traffic runs on the communicator's private duplicate: its tags cannot
  * meet the application's.
  */
@@ -23,25 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ibnet_a2a_paced.h"
+#include "ibnet_a2a_exchange.h"
+#include "ibnet_a2a_state.h"
 
 enum { TAG_LOCAL = 1, TAG_CREDIT = 2, TAG_DATA = 3 };
-
-/*
- * A call's own allocation failed on this rank after its route was taken:
- * its peers are already exchanging with it and would wait for it forever if
- * it returned. So the job ends here, with the reason, as MPI_ERRORS_ARE_FATAL
- * would end it (what no MPI error handler can make safe).
- */
-void out_of_memory(const struct comm_info *ci, const char *what)
-{
-	char line[256];
-
-	snprintf(line, sizeof(line), "rank %d of %d: out of memory for %s in a paced all-to-all; "
-		 "its peers are waiting for it, so the job ends here", ci->rank, ci->size, what);
-	say(line);
-	PMPI_Abort(ci->priv, MPI_ERR_NO_MEM);
-}
 
 /*
  * The requests one exchange has posted. A finished request's slot goes on a
@@ -53,6 +43,7 @@ struct events {
 	MPI_Request *req;
 	int *kind, *peer, *bytes;	/* bytes: a data receive's, for the window */
 	int *round;		/* a data receive's round trip on the critical path */
+	double *granted;	/* a data receive's grant, MPI_Wtime (auto: the round trip) */
 	int *free_slot;		/* slots below n whose request has finished */
 	int *done;		/* Waitsome's indices, and then the peers */
 	MPI_Status *status;	/* Waitsome's statuses (their MPI_TAG then holds the kind) */
@@ -64,6 +55,7 @@ struct events {
 	 * round is how many round trips this receiver waited for in a row.
 	 */
 	int next_round, most_round;
+	bool timed;		/* alltoall_window=auto: grants are timed */
 };
 /* A send; a local receive; a credit or data receive between nodes. */
 enum { EV_SEND, EV_RECV, EV_CREDIT, EV_DATA };
@@ -85,6 +77,7 @@ static bool ev_grow(struct events *e, int cap)
 	EV_GROW(peer);
 	EV_GROW(bytes);
 	EV_GROW(round);
+	EV_GROW(granted);
 	EV_GROW(free_slot);
 	EV_GROW(done);
 	EV_GROW(status);
@@ -117,6 +110,7 @@ static void ev_free(struct events *e)
 	free(e->peer);
 	free(e->bytes);
 	free(e->round);
+	free(e->granted);
 	free(e->free_slot);
 	free(e->done);
 	free(e->status);
@@ -148,6 +142,7 @@ static int ev_post(struct events *e, int kind, int peer, const void *buf, int n,
 	e->peer[i] = peer;
 	e->bytes[i] = n;
 	e->round[i] = e->next_round;
+	e->granted[i] = kind == EV_DATA && e->timed ? PMPI_Wtime() : 0;
 	e->active++;
 	return MPI_SUCCESS;
 }
@@ -247,6 +242,72 @@ static int send_phases_advance(struct send_phases *sp, struct events *ev,
 }
 
 /*
+ * The TCP segments this node has retransmitted (the network namespace's
+ * RetransSegs, /proc/net/snmp), or 0 if it cannot be read. A port that
+ * drops shows here on the nodes that sent into it: in an all-to-all every
+ * node sends to every port, so a node's own count sees any port's loss.
+ * Other traffic of the node counts too, which errs on the careful side.
+ */
+static unsigned long node_retransmits(void)
+{
+	char names[1024], values[1024];
+	unsigned long n = 0;
+	FILE *f = fopen("/proc/self/net/snmp", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(names, sizeof(names), f) && fgets(values, sizeof(values), f)) {
+		char *sn, *sv, *name, *value;
+
+		if (strncmp(names, "Tcp:", 4) != 0)
+			continue;
+		name = strtok_r(names, " \n", &sn);
+		value = strtok_r(values, " \n", &sv);
+		while (name && value) {
+			if (strcmp(name, "RetransSegs") == 0) {
+				n = strtoul(value, NULL, 10);
+				break;
+			}
+			name = strtok_r(NULL, " \n", &sn);
+			value = strtok_r(NULL, " \n", &sv);
+		}
+		break;
+	}
+	fclose(f);
+	return n;
+}
+
+/* What one call showed, gathered as it runs (alltoall_window=auto). */
+struct call_measure {
+	double started;			/* the first grant */
+	unsigned long retrans;		/* the node's, before */
+	MPI_Aint remote;		/* bytes received from other nodes */
+	struct window_sample s;
+};
+
+/* A data receive of n bytes granted at `granted` finished at `now`. */
+static void measure_data(struct call_measure *m, double granted, double now, int n)
+{
+	double rt = now - granted;
+
+	if (link_rate > 0)
+		rt -= n / link_rate;	/* the chunk's own time on the wire */
+	if (rt > 0 && (m->s.round_trip <= 0 || rt < m->s.round_trip))
+		m->s.round_trip = rt;
+}
+
+/* The call is done: its sample to the controller. */
+static void measure_end(struct call_measure *m, int sharers)
+{
+	double took = PMPI_Wtime() - m->started;
+	unsigned long now = node_retransmits();
+
+	m->s.lost = now > m->retrans ? now - m->retrans : 0;
+	m->s.delivered = took > 0 ? (double)m->remote * sharers / took : 0;
+	window_learn(&m->s);
+}
+
+/*
  * Move slen[r] bytes from sbuf+soff[r] to every rank r, and receive rlen[r]
  * bytes from r at rbuf+roff[r], paced as the header says. No block is over
  * block_limit (an int): the callers hand such calls over.
@@ -260,7 +321,9 @@ int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 		   const MPI_Aint *slen, char *rbuf, const MPI_Aint *roff, const MPI_Aint *rlen,
 		   int sharers)
 {
-	struct events ev = { .next_round = 1 };
+	struct events ev = { .next_round = 1, .timed = settings.window == IBNET_A2A_WINDOW_AUTO };
+	struct call_measure m = { 0 };
+	unsigned long window = window_now();
 	struct send_phases sp = { .current = 1, .posted = 0 };
 	MPI_Aint *sent = calloc((size_t)ci->size, sizeof(MPI_Aint));
 	int *credit_in = calloc((size_t)ci->size, sizeof(int));
@@ -281,7 +344,7 @@ int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 	my_credits = (int)settings.credits / sharers;
 	if (my_credits < 1)
 		my_credits = 1;
-	chunk = (MPI_Aint)(settings.window / (unsigned long)sharers / (unsigned long)my_credits);
+	chunk = (MPI_Aint)(window / (unsigned long)sharers / (unsigned long)my_credits);
 	if (chunk < IBNET_A2A_CHUNK_MIN)
 		chunk = IBNET_A2A_CHUNK_MIN;
 	/*
@@ -324,12 +387,17 @@ int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 			int s = ci->by_node[first + (i + ci->local_index[me]) % n];
 
 			if (rlen[s])
-				order[norder++] = s;
+				order[norder++] = s, m.remote += rlen[s];
 		}
 	}
 
+	if (ev.timed) {
+		m.retrans = node_retransmits();
+		m.started = PMPI_Wtime();
+	}
 	for (;;) {
 		int ndone = 0, j;
+		double now;
 
 		/* Grant while the window has room (share, in bytes). */
 		while (oi < norder && outstanding < IBNET_A2A_GRANTS_MAX) {
@@ -337,8 +405,10 @@ int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 			MPI_Aint len = rlen[s] - off < chunk ? rlen[s] - off : chunk;
 			int grant = (int)len;	/* at most the window, 64 MiB */
 
-			if (outstanding && in_flight + len > share)
+			if (outstanding && in_flight + len > share) {
+				m.s.filled = true;	/* bytes wait for room */
 				break;
+			}
 
 			rc = ev_post(&ev, EV_DATA, s, rbuf + roff[s] + off, grant, TAG_DATA, ci->priv);
 			if (rc != MPI_SUCCESS)
@@ -367,10 +437,13 @@ int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 			rc = waitsome_error(rc, ndone, ev.status);
 			goto out;
 		}
+		now = ev.timed ? PMPI_Wtime() : 0;
 		/* Read every finished slot and free it before any is reused below. */
 		for (j = 0; j < ndone; j++) {
 			int slot = ev.done[j];
 
+			if (ev.timed && ev.kind[slot] == EV_DATA)
+				measure_data(&m, ev.granted[slot], now, ev.bytes[slot]);
 			/* Each finished request's kind, bytes and peer, kept in fields
 			 * of its status nothing reads after Waitsome. */
 			ev.status[j].MPI_TAG = ev.kind[slot], ev.status[j].MPI_SOURCE = ev.bytes[slot];
@@ -408,6 +481,8 @@ int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 		}
 	}
 	rc = MPI_SUCCESS;
+	if (ev.timed && norder)
+		measure_end(&m, sharers);
 out:
 #ifdef IBNET_A2A_TESTING
 	__atomic_fetch_add(&test_round_trips, (unsigned long)ev.most_round, __ATOMIC_RELAXED);

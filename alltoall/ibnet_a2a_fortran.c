@@ -7,6 +7,8 @@
 #include <stdlib.h>
 
 #include "ibnet_a2a_paced.h"
+#include "ibnet_a2a_route.h"
+#include "ibnet_a2a_state.h"
 
 /* OPEN_MPI is mpi.h's, included above. */
 #ifdef OPEN_MPI

@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ibnet_a2a_paced.h"
+#include "ibnet_a2a_layout.h"
+#include "ibnet_a2a_nodes.h"
+#include "ibnet_a2a_report.h"
+#include "ibnet_a2a_state.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
 
@@ -207,6 +210,10 @@ int comm_info(MPI_Comm comm, struct comm_info **out)
 	if (ci) {
 		ci->priv = MPI_COMM_NULL;
 		ci->size = size;
+		/* Every rank alike: the fixed window, or auto's start until the
+		 * ranks agree after a paced call (ibnet_a2a_route.c, window_agree). */
+		ci->agreed_window = settings.window == IBNET_A2A_WINDOW_AUTO ?
+				    IBNET_A2A_WINDOW_START : settings.window;
 		PMPI_Comm_rank(comm, &ci->rank);
 		ci->node_of = malloc(sizeof(int) * (size_t)size);
 		ci->node_start = calloc((size_t)size + 1, sizeof(int));

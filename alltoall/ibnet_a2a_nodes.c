@@ -48,7 +48,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "ibnet_a2a_paced.h"
+#include "ibnet_a2a_exchange.h"
+#include "ibnet_a2a_nodes.h"
+#include "ibnet_a2a_state.h"
 
 /* A communicator's node state for this scheme (in struct comm_info). */
 struct node_stage {

@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ibnet_a2a_paced.h"
+#include "ibnet_a2a_exchange.h"
+#include "ibnet_a2a_nodes.h"
+#include "ibnet_a2a_pack.h"
+#include "ibnet_a2a_state.h"
 #include "ibnet_a2a_types.h"
 
 /*

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "ibnet_a2a_paced.h"
+#include "ibnet_a2a_report.h"
+#include "ibnet_a2a_state.h"
 #include "ibnet_job_vars.h"
 
 const char *const route_name[ROUTES] = {
@@ -17,6 +18,7 @@ const char *const route_name[ROUTES] = {
 	"below the threshold", "all ranks on one node", "a block of 2 GiB or more",
 	"a count or displacement past an int", "a non-contiguous Fortran array",
 	"send and receive sizes that differ", "out of memory", "non-blocking (the MPI's own)",
+	"within the window",
 };
 
 const char *const kind_name[KINDS] = {
@@ -90,6 +92,12 @@ static void print_report(void)
 			say(line);
 		}
 	}
+	if (window_describe(line, sizeof(line))) {
+		char said[600];
+
+		snprintf(said, sizeof(said), "rank %d: %s", world_rank, line);
+		say(said);
+	}
 	if (shared_most > 1) {
 		snprintf(line, sizeof(line), "rank %d: the node's window shared by up to %d "
 			 "communicators at once (the job has %d ranks on this node, a communicator "
@@ -105,6 +113,7 @@ static void print_report(void)
 static void write_tally(const char *dir)
 {
 	FILE *f = ibnet_a2a_tally_open(dir, IBNET_A2A_TALLY_CALLS);
+	struct window_ctl w;
 	int k, r;
 
 	if (!f)
@@ -114,6 +123,15 @@ static void write_tally(const char *dir)
 			if (served[k][r])
 				fprintf(f, "%s\t%s\t%lu\n", kind_name[k], route_name[r],
 					served[k][r]);
+	if (window_state(&w) && !w.fixed) {
+		const char *kind = IBNET_A2A_TALLY_WINDOW_KIND;
+
+		fprintf(f, "%s\t%s\t%lu\n", kind, IBNET_A2A_TALLY_WINDOW_LEAST, w.window);
+		fprintf(f, "%s\t%s\t%lu\n", kind, IBNET_A2A_TALLY_WINDOW_MOST, w.window);
+		fprintf(f, "%s\t%s\t%lu\n", kind, IBNET_A2A_TALLY_WINDOW_RTT,
+			(unsigned long)(w.round_trip * 1e6));
+		fprintf(f, "%s\t%s\t%lu\n", kind, IBNET_A2A_TALLY_WINDOW_LOST, w.losses);
+	}
 	fclose(f);
 }
 

@@ -1,10 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * ibnet_a2a_route.c - where a call goes, and why (enum route): the checks
- * every rank reaches alike, the ranks' agreement, the fan-in rule.
+ * ibnet_a2a_route.c - where a call goes, and why (enum route): the set-up
+ * once per process, the checks every rank reaches alike, the ranks'
+ * agreement, the sizes, the fan-in rule and the window the ranks agreed.
  */
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
 
-#include "ibnet_a2a_paced.h"
+#include "ibnet_a2a_layout.h"
+#include "ibnet_a2a_nodes.h"
+#include "ibnet_a2a_route.h"
+#include "ibnet_a2a_state.h"
+
+/*
+ * With alltoall_window=auto, a communicator's first this many paced calls
+ * end with the ranks agreeing the window its routes are taken from
+ * (window_agree): one small allreduce each, then none. Enough for the
+ * controller to grow from 16 KiB to 16 MiB (4x a call) with a loss or two
+ * on the way (tests/programs/window_ctl.c: 4-8 calls).
+ */
+#define IBNET_A2A_LEARN_CALLS 12
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 /* The route of a verdict that is not to pace. */
 enum route verdict_route(enum ibnet_a2a_verdict v)
@@ -75,6 +93,14 @@ static enum route fanin_route(const struct comm_info *ci, unsigned long pair_byt
 		fanin = (unsigned long)-1;
 	if (fanin < settings.threshold)
 		return BELOW;
+	/*
+	 * alltoall_window=auto: a call the agreed window holds whole would be
+	 * granted at once; pacing it would cost a round trip and hold nothing
+	 * back (threshold 0 still paces everything).
+	 */
+	if (settings.threshold && settings.window == IBNET_A2A_WINDOW_AUTO &&
+	    fanin <= ci->agreed_window)
+		return WITHIN_WINDOW;
 	return by_node ? PACED_NODES : PACED;
 }
 
@@ -86,7 +112,7 @@ static enum route fanin_route(const struct comm_info *ci, unsigned long pair_byt
  */
 static bool pairs_exceed_window(const struct comm_info *ci)
 {
-	return (unsigned long)ci->most_local > settings.window / IBNET_A2A_CHUNK_MIN;
+	return (unsigned long)ci->most_local > ci->agreed_window / IBNET_A2A_CHUNK_MIN;
 }
 
 /*
@@ -112,7 +138,7 @@ static bool by_node(const struct comm_info *ci, unsigned long heaviest)
 
 /* The route of a call the scheme could take, by its largest block and the
  * most bytes one rank sends or receives (both the same on every rank). */
-enum route size_route(const struct comm_info *ci, unsigned long block_bytes,
+static enum route size_route(const struct comm_info *ci, unsigned long block_bytes,
 		      unsigned long heaviest)
 {
 	if (block_bytes > block_limit)
@@ -125,7 +151,7 @@ enum route size_route(const struct comm_info *ci, unsigned long block_bytes,
  * every rank alike). *route becomes NO_MEMORY on every rank when a node
  * could not.
  */
-int node_route(struct comm_info *ci, unsigned long heaviest, enum route *route)
+static int node_route(struct comm_info *ci, unsigned long heaviest, enum route *route)
 {
 	bool ready;
 	int rc = nodes_ready(ci, heaviest * (unsigned long)ci->most_local, &ready);
@@ -141,7 +167,7 @@ int node_route(struct comm_info *ci, unsigned long heaviest, enum route *route)
  * alike). *ci is set where the route is still PACED. A failed set-up is
  * reported and its code returned.
  */
-int comm_route(MPI_Comm comm, const void *sendbuf, enum route *route, struct comm_info **ci)
+static int comm_route(MPI_Comm comm, const void *sendbuf, enum route *route, struct comm_info **ci)
 {
 	int rc;
 
@@ -159,6 +185,165 @@ int comm_route(MPI_Comm comm, const void *sendbuf, enum route *route, struct com
 }
 
 /*
+ * MPI_Alltoallv's sizes, checked by every rank at the cost of the one
+ * allreduce the call already made for its largest block. Each block is
+ * hashed with its sender, receiver and bytes once by its sender and once by
+ * its receiver; the XOR over all ranks is 0 when every block is received as
+ * large as it is sent, and otherwise not (but for a 2^-64 chance).
+ */
+struct sizes_check {
+	unsigned long most;	/* the largest block sent: MPI_MAX */
+	unsigned long pairs;	/* XOR of pair_hash */
+	unsigned long heaviest;	/* the most bytes a rank sends or receives: MPI_MAX */
+	unsigned long wide;	/* a rank's counts or displacements pass an int: MPI_MAX */
+};
+static MPI_Datatype sizes_check_type = MPI_DATATYPE_NULL;
+static MPI_Op sizes_check_op = MPI_OP_NULL;
+
+static unsigned long mix64(unsigned long x)	/* splitmix64's finaliser */
+{
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ul;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebul;
+	return x ^ (x >> 31);
+}
+
+static unsigned long pair_hash(int from, int to, unsigned long bytes)
+{
+	return mix64(mix64(((unsigned long)(unsigned)from << 32) | (unsigned)to) ^ bytes);
+}
+
+static void sizes_check_combine(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+	const struct sizes_check *a = in;
+	struct sizes_check *b = inout;
+	int i;
+
+	(void)type;
+	for (i = 0; i < *len; i++) {
+		if (a[i].most > b[i].most)
+			b[i].most = a[i].most;
+		b[i].pairs ^= a[i].pairs;
+		if (a[i].heaviest > b[i].heaviest)
+			b[i].heaviest = a[i].heaviest;
+		if (a[i].wide > b[i].wide)
+			b[i].wide = a[i].wide;
+	}
+}
+
+/*
+ * MPI_Finalize deletes MPI_COMM_SELF's attributes first (MPI 4.0, 11.2.4):
+ * the check's type and operation go with them, so the MPI finds nothing of
+ * ours left (MPICH's datatype engine warns of every handle still held).
+ */
+static int free_sizes_check(MPI_Comm comm, int kv, void *attr, void *extra)
+{
+	(void)comm, (void)kv, (void)attr, (void)extra;
+	if (sizes_check_type != MPI_DATATYPE_NULL)
+		PMPI_Type_free(&sizes_check_type);
+	if (sizes_check_op != MPI_OP_NULL)
+		PMPI_Op_free(&sizes_check_op);
+	return MPI_SUCCESS;
+}
+
+static void init_once(void)
+{
+	int at_finalize = MPI_KEYVAL_INVALID;
+
+	a2a_read_settings();
+	atexit(a2a_at_exit);
+	PMPI_Type_contiguous(4, MPI_UNSIGNED_LONG, &sizes_check_type);
+	PMPI_Type_commit(&sizes_check_type);
+	PMPI_Op_create(sizes_check_combine, 1, &sizes_check_op);
+	if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_sizes_check, &at_finalize,
+				    NULL) == MPI_SUCCESS)
+		PMPI_Comm_set_attr(MPI_COMM_SELF, at_finalize, NULL);
+	a2a_layout_init();
+	PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+}
+
+/* The bytes of block i of one side (a count times its type's size). */
+static unsigned long block_bytes(const struct a2a_side *a, int i)
+{
+	int c = a->counts ? a->counts[i] : a->count, tsize = 0;
+
+	PMPI_Type_size(a->types ? a->types[i] : a->type, &tsize);
+	return (unsigned long)(c < 0 ? 0 : c) * (unsigned long)tsize;
+}
+
+/*
+ * The route of a call whose sizes differ by rank (MPI_Alltoallv, _w, and
+ * their large-count forms): agree on the largest block and the heaviest
+ * rank, on whether any rank's counts or displacements pass an int (wide:
+ * the large-count forms), and check that every block is received as large
+ * as it is sent, in one small allreduce (sizes_check_combine: the maxima,
+ * and the XOR of pair hashes).
+ */
+static int vector_route(struct comm_info *ci, const struct a2a_side *send,
+			const struct a2a_side *recv, bool wide, enum route *route)
+{
+	struct sizes_check c = { 0, 0, 0, wide };
+	unsigned long sent = 0, received = 0;
+	int i, rc;
+
+	for (i = 0; i < ci->size && !wide; i++) {
+		unsigned long sb = block_bytes(send, i), rb = block_bytes(recv, i);
+
+		if (sb > c.most)
+			c.most = sb;
+		c.pairs ^= pair_hash(ci->rank, i, sb) ^ pair_hash(i, ci->rank, rb);
+		sent += sb, received += rb;
+	}
+	c.heaviest = sent > received ? sent : received;
+	rc = PMPI_Allreduce(MPI_IN_PLACE, &c, 1, sizes_check_type, sizes_check_op, ci->priv);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	if (c.wide)
+		*route = LARGE_COUNT;
+	else
+		*route = c.pairs ? SIZES_DIFFER : size_route(ci, c.most, c.heaviest);
+	return *route == PACED_NODES ? node_route(ci, c.heaviest, route) : MPI_SUCCESS;
+}
+
+/*
+ * Where a call goes, counted under its kind: comm_route's checks, then the
+ * sizes (uniform: MPI_Alltoall's one block size; else vector_route); wide:
+ * this rank's counts or displacements pass an int (the large-count forms). In
+ * place, the send side is described by the receive side. *ci is set for a
+ * paced route. A failure is reported and its code returned.
+ */
+int call_route(enum kind k, MPI_Comm comm, const struct a2a_side *send,
+		      const struct a2a_side *recv, bool uniform, bool wide, enum route *route,
+		      struct comm_info **ci)
+{
+	const struct a2a_side *from = send->buf == MPI_IN_PLACE ? recv : send;
+	int rc;
+
+	if ((rc = comm_route(comm, send->buf, route, ci)) != MPI_SUCCESS)
+		return rc;	/* reported */
+	if (*route == PACED && uniform) {
+		unsigned long rbytes = block_bytes(recv, 0), sbytes = block_bytes(from, 0);
+
+		/* Equal on every rank (the type signatures must match), so each
+		 * rank sees an erroneous call as erroneous alike. A count past an
+		 * int (wide, MPI_Alltoall_c) is a block past 2 GiB on every rank:
+		 * BIG_BLOCK, which a rank whose counts fit reaches by its bytes. */
+		if (wide)
+			*route = BIG_BLOCK;
+		else
+			*route = sbytes != rbytes ? SIZES_DIFFER :
+				size_route(*ci, sbytes, sbytes * (unsigned long)(*ci)->size);
+		if (*route == PACED_NODES)
+			rc = node_route(*ci, sbytes * (unsigned long)(*ci)->size, route);
+	} else if (*route == PACED) {
+		rc = vector_route(*ci, from, recv, wide, route);
+	}
+	if (rc != MPI_SUCCESS)
+		return report_failure(comm, rc);
+	count(k, *route);
+	return MPI_SUCCESS;
+}
+
+/*
  * MPI_Ialltoall and MPI_Ialltoallv: always the MPI's own (enum route,
  * NONBLOCKING), counted. A call does not run init_once by way of comm_route,
  * so it runs it here: a program with only non-blocking calls still gets its
@@ -168,4 +353,37 @@ enum route nonblocking_route(void)
 {
 	a2a_init();
 	return enabled ? NONBLOCKING : OFF;
+}
+
+/*
+ * The window the routes of a communicator's next calls are taken from
+ * (struct comm_info, agreed_window). Each rank's controller moves its own
+ * window after every paced call (ibnet_a2a_exchange.c); a route must be the
+ * same on every rank, so during the communicator's first
+ * IBNET_A2A_LEARN_CALLS paced calls the ranks agree on the least of their
+ * windows, in one allreduce after each, and keep the last agreement.
+ * The MIN is also what the port of the most careful node holds.
+ */
+int window_agree(struct comm_info *ci)
+{
+	unsigned long w;
+	int rc;
+
+	if (settings.window != IBNET_A2A_WINDOW_AUTO || ci->learn_calls >= IBNET_A2A_LEARN_CALLS)
+		return MPI_SUCCESS;
+	/* Node to node, only the lanes receive: the other ranks' controllers
+	 * have nothing to say, and do not pull the least down. */
+	w = window_learned() ? window_now() : ULONG_MAX;
+	rc = PMPI_Allreduce(MPI_IN_PLACE, &w, 1, MPI_UNSIGNED_LONG, MPI_MIN, ci->priv);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	if (w != ULONG_MAX)
+		ci->agreed_window = w;
+	ci->learn_calls++;
+	return MPI_SUCCESS;
+}
+
+void a2a_init(void)
+{
+	pthread_once(&once, init_once);
 }

@@ -37,7 +37,12 @@ const struct ibnet_a2a_build ibnet_a2a_builds[IBNET_A2A_ABI_COUNT] = {
 const struct ibnet_a2a_key_info ibnet_a2a_keys[IBNET_A2A_KEY_COUNT] = {
 	[IBNET_A2A_WINDOW] = { "alltoall_window", IBNET_A2A_ENV_WINDOW, IBNET_A2A_WINDOW_MIN,
 			       IBNET_A2A_WINDOW_MAX, "a window size (bytes in flight towards one "
-			       "node, %s to %s, e.g. 64k)" },
+			       "node, %s to %s, e.g. 64k), or auto (sized from each call, up to "
+			       "alltoall_window_max)" },
+	[IBNET_A2A_WINDOW_MAX_KEY] = { "alltoall_window_max", IBNET_A2A_ENV_WINDOW_MAX,
+				       IBNET_A2A_WINDOW_MIN, IBNET_A2A_WINDOW_MAX,
+				       "a window size (the most alltoall_window=auto reaches, %s "
+				       "to %s, e.g. 16m)" },
 	[IBNET_A2A_CREDITS] = { "alltoall_credits", IBNET_A2A_ENV_CREDITS, 1, IBNET_A2A_CREDITS_MAX,
 				"a number of credits (%s to %s)" },
 	[IBNET_A2A_THRESHOLD] = { "alltoall_threshold", IBNET_A2A_ENV_THRESHOLD, 0,
@@ -82,6 +87,7 @@ const char *ibnet_a2a_user_choice(const char *(*get)(void *ctx, const char *name
 void ibnet_a2a_settings_default(struct ibnet_a2a_settings *s)
 {
 	s->window = IBNET_A2A_WINDOW_DEFAULT;
+	s->window_max = IBNET_A2A_WINDOW_MAX_DEFAULT;
 	s->credits = IBNET_A2A_CREDITS_DEFAULT;
 	s->threshold = IBNET_A2A_THRESHOLD_DEFAULT;
 	s->aggregate = IBNET_A2A_AGGREGATE_DEFAULT;
@@ -92,6 +98,8 @@ static unsigned long *setting_slot(struct ibnet_a2a_settings *s, enum ibnet_a2a_
 	switch (key) {
 	case IBNET_A2A_WINDOW:
 		return &s->window;
+	case IBNET_A2A_WINDOW_MAX_KEY:
+		return &s->window_max;
 	case IBNET_A2A_CREDITS:
 		return &s->credits;
 	case IBNET_A2A_AGGREGATE:
@@ -114,6 +122,8 @@ void ibnet_a2a_setting_text(const struct ibnet_a2a_settings *s, enum ibnet_a2a_k
 
 	if (key == IBNET_A2A_AGGREGATE && n == IBNET_A2A_AGGREGATE_AUTO)
 		snprintf(out, len, "%s", IBNET_A2A_AGGREGATE_WORD);
+	else if (key == IBNET_A2A_WINDOW && n == IBNET_A2A_WINDOW_AUTO)
+		snprintf(out, len, "%s", IBNET_A2A_WINDOW_WORD);
 	else
 		snprintf(out, len, "%lu", n);
 }
@@ -177,6 +187,10 @@ int ibnet_a2a_setting_set(struct ibnet_a2a_settings *s, enum ibnet_a2a_key key,
 		s->aggregate = IBNET_A2A_AGGREGATE_AUTO;
 		return 0;
 	}
+	if (key == IBNET_A2A_WINDOW && value && strcmp(value, IBNET_A2A_WINDOW_WORD) == 0) {
+		s->window = IBNET_A2A_WINDOW_AUTO;
+		return 0;
+	}
 	if (parse_size(value, &n) < 0 || n < k->min || n > k->max) {
 		char lo[24], hi[24], expected[160];
 
@@ -191,6 +205,21 @@ int ibnet_a2a_setting_set(struct ibnet_a2a_settings *s, enum ibnet_a2a_key key,
 		return -1;
 	}
 	*setting_slot(s, key) = n;
+	return 0;
+}
+
+int ibnet_a2a_link_mbit_parse(const char *value, unsigned long *mbit)
+{
+	unsigned long n;
+	char *end;
+
+	if (!value || *value < '0' || *value > '9' || strlen(value) > 12)
+		return -1;
+	errno = 0;
+	n = strtoul(value, &end, 10);
+	if (errno || *end || n > IBNET_A2A_LINK_MBIT_MAX)
+		return -1;
+	*mbit = n;
 	return 0;
 }
 

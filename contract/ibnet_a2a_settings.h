@@ -72,20 +72,41 @@ struct ibnet_a2a_build {
 extern const struct ibnet_a2a_build ibnet_a2a_builds[IBNET_A2A_ABI_COUNT];
 
 /*
- * Defaults, measured on the test cluster (docs/benchmarks.md, "Choosing the
- * window and the threshold"): one credit of 16 KiB in flight towards a
- * node's port; 32 KiB already overflowed the 24 KB port of gige-lossy.
+ * The window: bytes in flight towards one node's switch port. The default,
+ * "auto" (IBNET_A2A_WINDOW_AUTO), sizes itself per node from what each
+ * paced call shows (alltoall/ibnet_a2a_window.h says the rule): it starts
+ * at IBNET_A2A_WINDOW_START and never passes alltoall_window_max. A number
+ * fixes it. The start is the window measured on the test cluster
+ * (docs/benchmarks.md, "Choosing the window"): one credit of 16 KiB towards
+ * a node's port kept the wire of a 100 Mbit/s port busy, and 32 KiB already
+ * overflowed the 24 KB port of gige-lossy; at a few Gbit/s 16 KiB covers a
+ * few microseconds of the wire, far less than a credit's round trip, which
+ * is why it grows (0.9: the fixed 16 KiB made large all-to-alls 4-6x slower
+ * than the MPI's own there).
  * The threshold counts the bytes one call makes converge on the busiest
  * node's port (bytes per pair x ranks on the node x ranks elsewhere): from
  * the window up, a port can overflow, so the scheme paces (0.5: before, it
- * counted bytes per pair and let 8 nodes x 12 KiB flood a 24 KB port). On
+ * counted bytes per pair and let 8 nodes x 12 KiB flood a 24 KB port); with
+ * "auto", from the window the ranks agreed up (a call the window holds
+ * whole would be granted at once: pacing it holds nothing back). On
  * InfiniBand transports (IBNET_A2A_THRESHOLD_IB_DEFAULT), whose link layer
  * does not drop, 128 KiB: there pacing only pays where the MPI's own
  * algorithm is poor. On the bench's ipoib, 192 KiB and more converging
  * paced ran 0.54-0.88x Open MPI's time, 112 KiB 1.03x, and Quantum
  * ESPRESSO on 8 nodes (77 KiB) took 1.16x with the 0.4 value of 32 KiB.
  */
-#define IBNET_A2A_WINDOW_DEFAULT (16ul * 1024)
+#define IBNET_A2A_WINDOW_AUTO ((unsigned long)-1)
+#define IBNET_A2A_WINDOW_WORD "auto"
+#define IBNET_A2A_WINDOW_DEFAULT IBNET_A2A_WINDOW_AUTO
+#define IBNET_A2A_WINDOW_START (16ul * 1024)
+/*
+ * The most "auto" lets a node have in flight: a port with more buffer than
+ * this never loses to one all-to-all of ours. 16 MiB holds a call of 4 MiB
+ * per pair on 4 nodes whole, and is below the per-port share of the deep-
+ * buffered switches sites buy for incast; shallow ones lose first, and the
+ * controller stops below where they lost.
+ */
+#define IBNET_A2A_WINDOW_MAX_DEFAULT (16ul * 1024 * 1024)
 #define IBNET_A2A_CREDITS_DEFAULT 1u
 #define IBNET_A2A_THRESHOLD_DEFAULT (16ul * 1024)
 #define IBNET_A2A_THRESHOLD_IB_DEFAULT (128ul * 1024)
@@ -116,7 +137,8 @@ extern const struct ibnet_a2a_build ibnet_a2a_builds[IBNET_A2A_ABI_COUNT];
 #define IBNET_A2A_THRESHOLD_MAX (1024ul * 1024 * 1024)
 
 struct ibnet_a2a_settings {
-	unsigned long window;		/* bytes in flight towards one node */
+	unsigned long window;		/* bytes in flight towards one node; IBNET_A2A_WINDOW_AUTO */
+	unsigned long window_max;	/* auto's bound */
 	unsigned long credits;		/* chunks of window/credits granted at once */
 	unsigned long threshold;	/* fan-in bytes on a port below which MPI's own runs */
 	unsigned long aggregate;	/* ranks on a node from which it goes node to node; 0 never;
@@ -125,9 +147,24 @@ struct ibnet_a2a_settings {
 
 /* The variables a job sees (the plugin sets them; the user's value wins). */
 #define IBNET_A2A_ENV_WINDOW "SLURM_IBNET_ALLTOALL_WINDOW"
+#define IBNET_A2A_ENV_WINDOW_MAX "SLURM_IBNET_ALLTOALL_WINDOW_MAX"
 #define IBNET_A2A_ENV_CREDITS "SLURM_IBNET_ALLTOALL_CREDITS"
 #define IBNET_A2A_ENV_THRESHOLD "SLURM_IBNET_ALLTOALL_THRESHOLD"
 #define IBNET_A2A_ENV_AGGREGATE "SLURM_IBNET_ALLTOALL_AGGREGATE"
+/*
+ * The rate of the node's link in Mbit/s, as the kernel says it
+ * (/sys/class/net/IFACE/speed of the step's interface; the plugin's probe
+ * reads it), for the window's controller: the window covers twice this rate
+ * times the credits' round trip. Per node, so not among the settings the
+ * ranks agree (ibnet_a2a_settings_hash leaves it out); the user's value wins
+ * (a virtual NIC, a bond or the test cluster's token buckets report none or
+ * another). Unset or 0: unknown, the controller goes by loss alone.
+ */
+#define IBNET_A2A_ENV_LINK_MBIT "SLURM_IBNET_ALLTOALL_LINK_MBIT"
+#define IBNET_A2A_LINK_MBIT_MAX 10000000ul	/* 10 Tbit/s */
+/* "25000" -> *mbit; 0 or -1 (not digits, or over the maximum). */
+int ibnet_a2a_link_mbit_parse(const char *value, unsigned long *mbit);
+
 /* "0": this run uses the MPI library's own all-to-all. */
 #define IBNET_A2A_ENV_PACED "SLURM_IBNET_ALLTOALL_PACED"
 /* On (ibnet_flag_on): each process says at exit how many calls were paced or handed over. */
@@ -146,6 +183,18 @@ struct ibnet_a2a_settings {
 #define IBNET_A2A_TALLY_CALLS "a2a."
 #define IBNET_A2A_TALLY_FLOOR "tcp."
 #define IBNET_A2A_TALLY_FLOOR_KIND "floor"
+/*
+ * With alltoall_window=auto, the paced library's a2a.* file also has rows
+ * of kind "window" (not calls): "least" and "most", the window it reached
+ * in bytes (the node keeps the least and the most of its processes, not a
+ * sum), "round trip us" (the least, kept least) and "lost" (its calls with
+ * loss, summed).
+ */
+#define IBNET_A2A_TALLY_WINDOW_KIND "window"
+#define IBNET_A2A_TALLY_WINDOW_LEAST "least"
+#define IBNET_A2A_TALLY_WINDOW_MOST "most"
+#define IBNET_A2A_TALLY_WINDOW_RTT "round trip us"
+#define IBNET_A2A_TALLY_WINDOW_LOST "lost"
 
 /* A new file PREFIX + 6 random characters in dir (mkstemp), to write; NULL if none. */
 FILE *ibnet_a2a_tally_open(const char *dir, const char *prefix);
@@ -153,6 +202,7 @@ FILE *ibnet_a2a_tally_open(const char *dir, const char *prefix);
 /* The settings, each one row of ibnet_a2a_keys. */
 enum ibnet_a2a_key {
 	IBNET_A2A_WINDOW,
+	IBNET_A2A_WINDOW_MAX_KEY,
 	IBNET_A2A_CREDITS,
 	IBNET_A2A_THRESHOLD,
 	IBNET_A2A_AGGREGATE,
@@ -171,7 +221,7 @@ void ibnet_a2a_settings_default(struct ibnet_a2a_settings *s);
 
 unsigned long ibnet_a2a_setting_get(const struct ibnet_a2a_settings *s, enum ibnet_a2a_key key);
 /* A setting as the job's variable and the config dump write it ("auto" for
- * IBNET_A2A_AGGREGATE_AUTO, else the number). */
+ * IBNET_A2A_AGGREGATE_AUTO and IBNET_A2A_WINDOW_AUTO, else the number). */
 void ibnet_a2a_setting_text(const struct ibnet_a2a_settings *s, enum ibnet_a2a_key key,
 			    char *out, size_t len);
 

@@ -589,6 +589,7 @@ static const struct config_key config_keys[] = {
 	{ .name = "alltoall_lib", .kind = &kind_path_or_none, .field = FIELD(alltoall_lib),
 	  .def = IBNET_A2A_DEFAULT, .unset = "none" },
 	A2A_KEY(IBNET_A2A_WINDOW),
+	A2A_KEY(IBNET_A2A_WINDOW_MAX_KEY),
 	A2A_KEY(IBNET_A2A_CREDITS),
 	A2A_KEY(IBNET_A2A_AGGREGATE),
 	/* the site's per transport, not the all-to-all's one value */

@@ -131,7 +131,7 @@ int ibnet_env_plan_build(const struct ibnet_config *cfg, const struct ibnet_job 
 	if (plan_rto_floor(&pl, cfg, job, &floor, err) < 0)
 		goto out;
 	plan_preload(&pl, job, paced || floor);
-	if (paced && plan_alltoall_settings(&pl, cfg, job->transport, err) < 0)
+	if (paced && plan_alltoall_settings(&pl, cfg, job, err) < 0)
 		goto out;
 	plan_rsocket_programs(&pl, cfg, job);
 
@@ -194,6 +194,13 @@ char *ibnet_env_plan_describe(const struct ibnet_job *job, const struct ibnet_en
 	if (plan->alltoall == IBNET_ALLTOALL_PACED) {
 		ibnet_buf_adds(&b, ", paced all-to-all ");
 		ibnet_buf_adds(&b, job->alltoall_path);
+		if (job->link_mbit)
+			snprintf(part, sizeof(part), " (link %s at %lu Mbit/s)", job->link_iface,
+				 job->link_mbit);
+		else
+			snprintf(part, sizeof(part), " (link rate unknown%s%s: the window goes by "
+				 "loss alone)", job->link_iface[0] ? " on " : "", job->link_iface);
+		ibnet_buf_adds(&b, part);
 	}
 	if (job->tcp_rto_floor_us && job->tcp_rto_tier != IBNET_FLOOR_NONE) {
 		snprintf(part, sizeof(part), ", TCP retransmission floor %lu us (%s) by %s",

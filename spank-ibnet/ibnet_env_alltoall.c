@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ibnet_job_vars.h"
+
 static const char *planner_lookup(void *ctx, const char *name)
 {
 	return planner_get(ctx, name);
@@ -47,13 +49,42 @@ enum ibnet_a2a_scheme plan_alltoall_scheme(struct planner *pl, const struct ibne
 }
 
 /*
+ * The node's link rate for the window's controller (IBNET_A2A_ENV_LINK_MBIT):
+ * what the probe read off the interface, where it said one; a value of the
+ * job's own stands if it is one (the step is refused with the sentence if
+ * not), as for every setting.
+ */
+static int plan_link_rate(struct planner *pl, const struct ibnet_job *job, struct ibnet_err *err)
+{
+	const char *user = planner_get(pl, IBNET_A2A_ENV_LINK_MBIT);
+	unsigned long mbit;
+	char value[24], buf[IBNET_SHOWN_BUF];
+
+	if (user) {
+		if (ibnet_a2a_link_mbit_parse(user, &mbit) < 0) {
+			ibnet_err_set(err, IBNET_PREFIX "%s: '%s' is not a rate in Mbit/s (0 to %lu)",
+				      IBNET_A2A_ENV_LINK_MBIT, ibnet_value_shown(user, buf),
+				      IBNET_A2A_LINK_MBIT_MAX);
+			return -1;
+		}
+		return 0;
+	}
+	if (!job->link_mbit)
+		return 0;
+	snprintf(value, sizeof(value), "%lu", job->link_mbit);
+	planner_set_managed(pl, IBNET_A2A_ENV_LINK_MBIT, value);
+	return 0;
+}
+
+/*
  * The paced all-to-all's settings: the site's (the threshold of the step's
  * transport), unless the job set its own, which must then be valid (the
  * step is refused with the sentence).
  */
 int plan_alltoall_settings(struct planner *pl, const struct ibnet_config *cfg,
-			   enum ibnet_transport transport, struct ibnet_err *err)
+			   const struct ibnet_job *job, struct ibnet_err *err)
 {
+	enum ibnet_transport transport = job->transport;
 	struct ibnet_a2a_settings site = cfg->a2a, check;
 	char value[32], msg[256];
 	int k;
@@ -74,7 +105,7 @@ int plan_alltoall_settings(struct planner *pl, const struct ibnet_config *cfg,
 		ibnet_a2a_setting_text(&site, (enum ibnet_a2a_key)k, value, sizeof(value));
 		planner_set_managed(pl, name, value);
 	}
-	return 0;
+	return plan_link_rate(pl, job, err);
 }
 
 /*

@@ -16,6 +16,6 @@ enum ibnet_a2a_scheme plan_alltoall_scheme(struct planner *pl, const struct ibne
 int plan_rto_floor(struct planner *pl, const struct ibnet_config *cfg,
 		   const struct ibnet_job *job, bool *floor, struct ibnet_err *err);
 int plan_alltoall_settings(struct planner *pl, const struct ibnet_config *cfg,
-			   enum ibnet_transport transport, struct ibnet_err *err);
+			   const struct ibnet_job *job, struct ibnet_err *err);
 
 #endif

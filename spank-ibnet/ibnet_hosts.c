@@ -411,6 +411,9 @@ static int print_tally(const char *dir)
 	}
 	ibnet_tally_describe(&tally, line, sizeof(line));
 	printf("processes=%u skipped=%u\n%s\n", tally.files, tally.skipped, line);
+	ibnet_tally_window(&tally, line, sizeof(line));
+	if (line[0])
+		printf("%s\n", line);
 	if (tally.floor_files) {
 		unsigned long sockets, timeouts, retransmitted;
 

@@ -48,6 +48,10 @@ struct ibnet_job {
 					   this node and the step wants it */
 	bool paced_build[IBNET_A2A_ABI_COUNT];	/* a paced step's: which per-MPI builds
 						   (ibnet_a2a_builds) are beside alltoall_path */
+	/* A paced step's: its interface's rate in Mbit/s as the kernel says it
+	   (/sys/class/net/IFACE/speed), 0 unknown; link_iface: which one. */
+	unsigned long link_mbit;
+	char link_iface[IBNET_IFNAME_MAX];
 	/* The tier chosen already, by a caller that can start it (the plugin, as
 	   root, before the plan); NULL: ibnet_probe_job checks the tiers itself. */
 	const struct ibnet_floor_choice *floor_chosen;

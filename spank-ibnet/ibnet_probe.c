@@ -207,6 +207,42 @@ const char *ibnet_probe_alltoall(const struct ibnet_config *cfg)
 	return cfg->alltoall_lib && readable_by_users(cfg->alltoall_lib) ? cfg->alltoall_lib : NULL;
 }
 
+unsigned long ibnet_probe_link_mbit(const char *iface)
+{
+	char path[64], text[32];
+	unsigned long mbit;
+	FILE *f;
+
+	if (!iface || !*iface || strchr(iface, '/') ||
+	    snprintf(path, sizeof(path), "/sys/class/net/%s/speed", iface) >= (int)sizeof(path) ||
+	    !(f = fopen(path, "r")))
+		return 0;
+	if (!fgets(text, sizeof(text), f))
+		text[0] = '\0';
+	fclose(f);
+	text[strcspn(text, "\n")] = '\0';
+	return ibnet_a2a_link_mbit_parse(text, &mbit) == 0 ? mbit : 0;
+}
+
+/*
+ * A paced step's link: the transport's interface, or without a transport
+ * the first of eth_iface on this node (the network an MPI uses when it is
+ * told nothing). Not found or not said: unknown, and the window goes by loss.
+ */
+static void probe_link(const struct ibnet_config *cfg, struct ibnet_job *job)
+{
+	struct ibnet_err quiet = { 0 };
+
+	job->link_mbit = 0;
+	job->link_iface[0] = '\0';
+	if (job->iface)
+		snprintf(job->link_iface, sizeof(job->link_iface), "%s", job->iface);
+	else if (ibnet_probe_iface(cfg->eth_iface, "the paced all-to-all's link", job->link_iface,
+				   &quiet) < 0)
+		job->link_iface[0] = '\0';
+	job->link_mbit = ibnet_probe_link_mbit(job->link_iface);
+}
+
 /*
  * The dispatcher loads the build for the job's MPI from its own directory;
  * where that build is missing, every rank of that MPI hands its calls to
@@ -300,8 +336,11 @@ int ibnet_probe_job(const struct ibnet_config *cfg, struct ibnet_job *job, struc
 				 cfg->alltoall_lib ? cfg->alltoall_lib : "(alltoall_lib=none)");
 		}
 	}
-	if (job->transport == IBNET_NONE)
+	if (job->transport == IBNET_NONE) {
+		if (paced)
+			probe_link(cfg, job);
 		return 0;
+	}
 	snprintf(why, sizeof(why), "--transport=%s", ibnet_transport_name(job->transport));
 	if (!job->iface) {
 		const char *ifaces = ibnet_transport_needs_ib(job->transport) ? cfg->ib_iface :
@@ -311,6 +350,8 @@ int ibnet_probe_job(const struct ibnet_config *cfg, struct ibnet_job *job, struc
 			return -1;
 		job->iface = job->iface_found;
 	}
+	if (paced)
+		probe_link(cfg, job);
 	if (job->transport != IBNET_RSOCKET)
 		return 0;
 	job->rspreload_path = ibnet_probe_rspreload(cfg, err);

@@ -72,11 +72,21 @@ char *ibnet_probe_paced_builds_describe(const bool have[IBNET_A2A_ABI_COUNT], ch
 					size_t len);
 
 /*
+ * An interface's rate in Mbit/s as the kernel reports it
+ * (/sys/class/net/IFACE/speed): 0 where it says nothing (-1, as virtual
+ * and down links do) or cannot be read. The paced all-to-all's window
+ * covers twice this rate times its credits' round trip.
+ */
+unsigned long ibnet_probe_link_mbit(const char *iface);
+
+/*
  * Everything a step needs on this node, filled into job: the job preload
  * (paced all-to-all, TCP floor) where the step wants it and the node has
  * it, for a paced step its per-MPI builds, the floor the kernel takes, the interface (from eth_iface for tcp,
  * ib_iface otherwise, into job->iface_found; skipped if job->iface is
- * already set), and for rsocket librspreload and the gate. 0, or -1 with
+ * already set), for a paced step its link's rate (job->link_mbit: the
+ * transport's interface, else the first of eth_iface found; unknown is
+ * not a refusal), and for rsocket librspreload and the gate. 0, or -1 with
  * err set.
  */
 int ibnet_probe_job(const struct ibnet_config *cfg, struct ibnet_job *job, struct ibnet_err *err);

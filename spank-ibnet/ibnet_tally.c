@@ -20,6 +20,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -69,8 +70,23 @@ int ibnet_tally_add_line(struct ibnet_tally *t, const char *line)
 			return -1;
 		strcpy(t->row[i].kind, kind);
 		strcpy(t->row[i].route, route);
-		t->row[i].count = 0;
+		t->row[i].count = count;
 		t->rows++;
+		return 0;
+	}
+	/* The window's least and most are kept as such, not summed. */
+	if (!strcmp(kind, IBNET_A2A_TALLY_WINDOW_KIND) &&
+	    (!strcmp(route, IBNET_A2A_TALLY_WINDOW_LEAST) ||
+	     !strcmp(route, IBNET_A2A_TALLY_WINDOW_RTT))) {
+		if (count < t->row[i].count)
+			t->row[i].count = count;
+		return 0;
+	}
+	if (!strcmp(kind, IBNET_A2A_TALLY_WINDOW_KIND) &&
+	    !strcmp(route, IBNET_A2A_TALLY_WINDOW_MOST)) {
+		if (count > t->row[i].count)
+			t->row[i].count = count;
+		return 0;
 	}
 	t->row[i].count = t->row[i].count > (unsigned long)-1 - count ? (unsigned long)-1 :
 			  t->row[i].count + count;
@@ -362,7 +378,8 @@ void ibnet_tally_describe(const struct ibnet_tally *tally, char *buf, size_t len
 	for (i = 0; i < t->rows; i++) {
 		unsigned long total = 0, paced = 0, nodes = 0;
 
-		if (!strcmp(t->row[i].kind, IBNET_TALLY_FLOOR_KIND))	/* not calls */
+		if (!strcmp(t->row[i].kind, IBNET_TALLY_FLOOR_KIND) ||	/* not calls */
+		    !strcmp(t->row[i].kind, IBNET_A2A_TALLY_WINDOW_KIND))
 			continue;
 		for (j = 0; j < i; j++)	/* each kind once, where first seen */
 			if (!strcmp(t->row[j].kind, t->row[i].kind))
@@ -392,9 +409,55 @@ void ibnet_tally_describe(const struct ibnet_tally *tally, char *buf, size_t len
 	}
 }
 
+/* n bytes as a person reads them: "16 KiB", "4 MiB". */
+static void window_bytes(unsigned long n, char *out, size_t len)
+{
+	if (n >= 1024ul * 1024)
+		snprintf(out, len, "%.3g MiB", (double)n / (1024.0 * 1024));
+	else
+		snprintf(out, len, "%.3g KiB", (double)n / 1024.0);
+}
+
+void ibnet_tally_window(const struct ibnet_tally *t, char *buf, size_t len)
+{
+	unsigned long least = 0, most = 0, rtt = 0, lost = 0;
+	bool any = false;
+	char lo[24], hi[24];
+	int i;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < t->rows; i++) {
+		const struct ibnet_tally_row *r = &t->row[i];
+
+		if (strcmp(r->kind, IBNET_A2A_TALLY_WINDOW_KIND))
+			continue;
+		any = true;
+		if (!strcmp(r->route, IBNET_A2A_TALLY_WINDOW_LEAST))
+			least = r->count;
+		else if (!strcmp(r->route, IBNET_A2A_TALLY_WINDOW_MOST))
+			most = r->count;
+		else if (!strcmp(r->route, IBNET_A2A_TALLY_WINDOW_RTT))
+			rtt = r->count;
+		else if (!strcmp(r->route, IBNET_A2A_TALLY_WINDOW_LOST))
+			lost = r->count;
+	}
+	if (!any)
+		return;
+	window_bytes(least, lo, sizeof(lo));
+	window_bytes(most, hi, sizeof(hi));
+	if (least == most)
+		snprintf(buf, len, "window reached %s (auto); least credit round trip %lu us; "
+			 "%lu call%s with loss", lo, rtt, lost, lost == 1 ? "" : "s");
+	else
+		snprintf(buf, len, "window reached %s to %s (auto); least credit round trip %lu "
+			 "us; %lu call%s with loss", lo, hi, rtt, lost, lost == 1 ? "" : "s");
+}
+
 void ibnet_tally_log_line(const struct ibnet_tally *t, const char *path, char *buf, size_t len)
 {
-	char sum[1024];
+	char sum[1024], window[200];
 	size_t n;
 
 	if (!len)
@@ -403,6 +466,9 @@ void ibnet_tally_log_line(const struct ibnet_tally *t, const char *path, char *b
 		ibnet_tally_describe(t, sum, sizeof(sum));
 		n = (size_t)snprintf(buf, len, "all-to-all calls of %u process%s: %s", t->files,
 				     t->files == 1 ? "" : "es", sum);
+		ibnet_tally_window(t, window, sizeof(window));
+		if (window[0] && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "; %s", window);
 	} else {
 		n = (size_t)snprintf(buf, len, "no process reported its all-to-all calls (a "
 				     "program that does not load the job preload leaves none: a "

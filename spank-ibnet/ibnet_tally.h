@@ -104,6 +104,13 @@ int ibnet_tally_collect(struct ibnet_tally *t, const struct ibnet_tally_dir *d, 
 void ibnet_tally_describe(const struct ibnet_tally *t, char *buf, size_t len);
 
 /*
+ * The window's rows (alltoall_window=auto), as one clause: "window reached
+ * 64 KiB to 4 MiB (auto); least credit round trip 120 us; 1 call with
+ * loss". Empty when no process wrote them.
+ */
+void ibnet_tally_window(const struct ibnet_tally *t, char *buf, size_t len);
+
+/*
  * The node's log line for a paced step's end, after "job 12 step 0 on c1:
  * ": the sum and how many processes left it, or that none did (a process
  * that does not load the job preload, such as a static binary or one started

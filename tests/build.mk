@@ -148,6 +148,13 @@ $(B)/tests/tally_dir: tests/programs/tally_dir.c $(SRC)/ibnet_tally.c $(SRC)/ibn
 	mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) $(DEFS) -O2 -I$(SRC) -I$(CONTRACT) -o $@ tests/programs/tally_dir.c \
 	    $(SRC)/ibnet_tally.c
+# The window's controller with a fake clock and port (tests/unit/window.bats): no MPI.
+programs: $(B)/tests/window_ctl
+$(B)/tests/window_ctl: tests/programs/window_ctl.c $(A2A_SRC)/ibnet_a2a_window.c \
+	    $(A2A_SRC)/ibnet_a2a_window.h $(CONTRACT)/ibnet_a2a_settings.h
+	mkdir -p $(B)/tests
+	$(CC) -std=gnu11 $(WARN) -O2 -I$(A2A_SRC) -I$(CONTRACT) -o $@ tests/programs/window_ctl.c \
+	    $(A2A_SRC)/ibnet_a2a_window.c
 $(B)/tests/linda_standin: tests/programs/linda_standin.c
 	mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $<

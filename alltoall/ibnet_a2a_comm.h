@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ibnet_a2a_comm.h - what the paced scheme keeps per communicator (struct
+ * comm_info, made by ibnet_a2a_layout.c) and the limits every exchange
+ * keeps to. The ground floor of the paced build: it names no other part.
+ */
+#ifndef IBNET_A2A_COMM_H
+#define IBNET_A2A_COMM_H
+
+#include <mpi.h>
+
+#include "ibnet_a2a_window.h"
+
+struct node_stage;	/* ibnet_a2a_nodes.c's */
+
+/* What we keep per communicator (an attribute, freed with it). */
+struct comm_info {
+	MPI_Comm priv;		/* our traffic's own context */
+	int size, rank, nnodes, mynode;
+	int *node_of;		/* rank -> node, nodes numbered by their lowest rank */
+	int *node_start;	/* node -> first index in by_node; [nnodes] = size */
+	int *by_node;		/* ranks grouped by node, each group in rank order */
+	int *local_index;	/* rank -> its place in its node's group */
+	/* Pairs converging on the busiest node's port: max over nodes of
+	 * ranks on it x ranks elsewhere. Times the bytes per pair, what one
+	 * call puts on that port at once when nothing paces it. */
+	unsigned long fanin_pairs;
+	int least_local, most_local;	/* the fewest and most ranks on one node */
+	int concurrent;		/* communicators sharing this node's window (layout.c) */
+	struct node_stage *stage;	/* ibnet_a2a_nodes.c's, made on its first call */
+	int stage_ready;		/* 0 not yet, 1 made on every node, -1 failed on one */
+	unsigned long stage_cap;	/* bytes each node's segments hold (every rank alike) */
+	/*
+	 * The window every rank of the communicator takes its routes from
+	 * (ibnet_a2a_route.c): the fixed setting, or with alltoall_window=auto
+	 * the least window the ranks' controllers reached, agreed after each of
+	 * the communicator's first IBNET_A2A_LEARN_CALLS paced calls and then
+	 * kept. The grants themselves follow this process's controller.
+	 */
+	unsigned long agreed_window;
+	int learn_calls;	/* paced calls agreed so far (at most IBNET_A2A_LEARN_CALLS) */
+};
+
+/*
+ * The node-to-node exchange (ibnet_a2a_nodes.c): at most this many lanes
+ * per node (each a flow to the same lane of every other node), and at most
+ * this many bytes in each of a node's two shared segments; a call whose
+ * bound is larger goes pair by pair.
+ */
+#define IBNET_A2A_LANES_MAX 4
+/* The most grants a receiver has outstanding at once (small blocks). */
+#define IBNET_A2A_GRANTS_MAX 64
+#define IBNET_A2A_STAGE_MAX (512ul * 1024 * 1024)
+/*
+ * The smallest chunk a receiver grants (ibnet_a2a_exchange.c): a round trip
+ * per smaller piece would cost more than it paces. So pair by pair, a node
+ * of L receiving ranks has at least L of these in flight, over the window
+ * from L > window / IBNET_A2A_CHUNK_MIN (ibnet_a2a_route.c, "auto").
+ */
+#define IBNET_A2A_CHUNK_MIN 1024
+
+#endif

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ibnet_a2a_window.c - the window's controller (ibnet_a2a_window.h says the
+ * rule; docs/architecture.md, "The window", says why this one).
+ */
+#include "ibnet_a2a_window.h"
+
+#include <stdio.h>
+
+#include "ibnet_a2a_settings.h"
+
+const char *const window_reason_text[WINDOW_REASONS] = {
+	[WINDOW_START] = "no paced call yet",
+	[WINDOW_FIXED] = "alltoall_window is fixed",
+	[WINDOW_GREW] = "the window limited the last call",
+	[WINDOW_NOT_FILLED] = "the calls did not fill it",
+	[WINDOW_WIRE_BUSY] = "the link was busy (half its rate or more)",
+	[WINDOW_LOSS] = "packets were lost: backed off",
+	[WINDOW_AT_CEILING] = "within 2x of the window that lost packets",
+	[WINDOW_AT_CAP] = "at alltoall_window_max",
+};
+
+/* Growth per call until the first loss (then halfway to the ceiling). */
+#define WINDOW_GROWTH 4ul
+
+static unsigned long clamp(const struct window_ctl *c, unsigned long w)
+{
+	if (w > c->cap)
+		w = c->cap;
+	if (w < IBNET_A2A_WINDOW_MIN)
+		w = IBNET_A2A_WINDOW_MIN;
+	return w;
+}
+
+void window_ctl_init(struct window_ctl *c, unsigned long start, unsigned long cap, double rate,
+		     bool fixed)
+{
+	*c = (struct window_ctl){ .cap = cap < IBNET_A2A_WINDOW_MIN ? IBNET_A2A_WINDOW_MIN : cap,
+				  .rate = rate > 0 ? rate : 0, .fixed = fixed,
+				  .reason = fixed ? WINDOW_FIXED : WINDOW_START };
+	c->window = fixed ? start : clamp(c, start);
+}
+
+/* The window after a call that lost packets at c->window. */
+static void back_off(struct window_ctl *c)
+{
+	if (!c->ceiling || c->window < c->ceiling)
+		c->ceiling = c->window;
+	c->losses++;
+	c->window = c->good && c->good < c->ceiling ? c->good : clamp(c, c->window / 2);
+	if (c->good >= c->ceiling)
+		c->good = c->window;
+	c->reason = WINDOW_LOSS;
+}
+
+/* The next window up from a call the window limited. */
+static void grow(struct window_ctl *c)
+{
+	unsigned long next;
+
+	if (c->window > c->good)
+		c->good = c->window;
+	if (!c->ceiling) {
+		next = c->window > c->cap / WINDOW_GROWTH ? c->cap : c->window * WINDOW_GROWTH;
+		/* Where rate and round trip are known, at once to twice their product. */
+		if (c->rate > 0 && c->round_trip > 0) {
+			double bdp2 = 2 * c->rate * c->round_trip;
+
+			if (bdp2 > (double)next)
+				next = bdp2 >= (double)c->cap ? c->cap : (unsigned long)bdp2;
+		}
+	} else {
+		/* Within 2x of where loss began: each probe costs a call with
+		 * loss (and, without the floor, a 200 ms retransmission timeout)
+		 * for at most half again as much window. */
+		if (c->ceiling <= 2 * c->window) {
+			c->reason = WINDOW_AT_CEILING;
+			return;
+		}
+		next = c->window + (c->ceiling - c->window) / 2;
+	}
+	next = clamp(c, next);
+	if (next <= c->window) {
+		c->reason = WINDOW_AT_CAP;
+		return;
+	}
+	c->window = next;
+	c->reason = WINDOW_GREW;
+}
+
+unsigned long window_ctl_update(struct window_ctl *c, const struct window_sample *s)
+{
+	c->calls++;
+	if (s->round_trip > 0 && (c->round_trip <= 0 || s->round_trip < c->round_trip))
+		c->round_trip = s->round_trip;
+	c->delivered = s->delivered;
+	if (c->fixed) {
+		c->losses += s->lost > 0;
+		return c->window;
+	}
+	if (s->lost)
+		back_off(c);
+	else if (!s->filled)
+		c->reason = WINDOW_NOT_FILLED;
+	else if (c->rate > 0 && s->delivered >= c->rate / 2)
+		c->reason = WINDOW_WIRE_BUSY;
+	else
+		grow(c);
+	return c->window;
+}
+
+/* n bytes as "16 KiB" or "1.5 MiB". */
+static void bytes_text(unsigned long n, char *out, size_t len)
+{
+	if (n >= 1024ul * 1024)
+		snprintf(out, len, "%.3g MiB", (double)n / (1024.0 * 1024));
+	else
+		snprintf(out, len, "%.3g KiB", (double)n / 1024.0);
+}
+
+void window_ctl_describe(const struct window_ctl *c, char *out, size_t len)
+{
+	char w[24], ceiling[24] = "none", rate[32] = "unknown";
+
+	bytes_text(c->window, w, sizeof(w));
+	if (c->ceiling)
+		bytes_text(c->ceiling, ceiling, sizeof(ceiling));
+	if (c->rate > 0)
+		snprintf(rate, sizeof(rate), "%.0f Mbit/s", c->rate * 8 / 1e6);
+	snprintf(out, len, "window %s after %lu paced call%s (%s); round trip %.3f ms, "
+		 "link %s, last call received %.0f Mbit/s, %lu with loss, loss ceiling %s",
+		 w, c->calls, c->calls == 1 ? "" : "s", window_reason_text[c->reason],
+		 c->round_trip * 1e3, rate, c->delivered * 8 / 1e6, c->losses, ceiling);
+}

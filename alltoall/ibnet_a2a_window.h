@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ibnet_a2a_window.h - the window's controller (alltoall_window=auto): how
+ * many bytes a node lets be in flight towards its switch port, learned from
+ * what each paced call showed. No MPI, no clock, no file: the exchange
+ * measures (ibnet_a2a_exchange.c), this decides, so a test can drive it with
+ * a fake clock and a fake port (tests/programs/window_ctl.c).
+ *
+ * The rule (docs/architecture.md, "The window"):
+ *   - A call that lost packets (the node's TCP retransmissions rose) sets the
+ *     ceiling at the window it had: no later window reaches it. The window
+ *     falls back to the largest one that lost nothing, else to half.
+ *   - A call that never filled the window leaves it: more would not be used.
+ *   - A call that filled it while the node received at half the link's rate
+ *     or more leaves it too: the wire was busy, more would only queue in the
+ *     port (the window covers rate x round trip).
+ *   - Otherwise the window limited the call: it grows, 4x until the first
+ *     loss (at once to twice the link's rate x round trip where both are
+ *     known), then halfway to the ceiling while the ceiling is more than
+ *     2x the window. Never past the cap (alltoall_window_max).
+ */
+#ifndef IBNET_A2A_WINDOW_H
+#define IBNET_A2A_WINDOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Why the window is what it is: the last call's verdict, for the report. */
+enum window_reason {
+	WINDOW_START,		/* no call yet */
+	WINDOW_FIXED,		/* alltoall_window=N: the site's, never changed */
+	WINDOW_GREW,		/* the window limited the call */
+	WINDOW_NOT_FILLED,	/* the calls never filled it */
+	WINDOW_WIRE_BUSY,	/* filled, but the link was at half its rate or more */
+	WINDOW_LOSS,		/* packets lost: backed off, the ceiling set */
+	WINDOW_AT_CEILING,	/* within 2x of where loss began */
+	WINDOW_AT_CAP,		/* at alltoall_window_max */
+	WINDOW_REASONS
+};
+extern const char *const window_reason_text[WINDOW_REASONS];
+
+/* What one paced call showed this process, as a receiver. */
+struct window_sample {
+	bool filled;		/* a grant waited for room in the window */
+	unsigned long lost;	/* the node's TCP segments retransmitted during the call */
+	double round_trip;	/* the least credit round trip, seconds, the chunk's wire
+				 * time taken off where the rate is known; <= 0: none */
+	double delivered;	/* bytes per second the node received from other nodes */
+};
+
+struct window_ctl {
+	unsigned long window;	/* bytes in flight towards the node's port, now */
+	unsigned long cap;	/* never above */
+	unsigned long ceiling;	/* the least window that lost packets; 0: none yet */
+	unsigned long good;	/* the largest window that filled and lost nothing */
+	double rate;		/* bytes per second the node's link takes; 0: unknown */
+	double round_trip;	/* the least round trip seen, seconds; 0: none yet */
+	double delivered;	/* the last call's, bytes per second */
+	unsigned long calls, losses;
+	bool fixed;		/* a fixed window: samples are kept, the window is not moved */
+	enum window_reason reason;
+};
+
+/*
+ * start: the first call's window (IBNET_A2A_WINDOW_DEFAULT, what the
+ * shallowest port measured held); cap: the most; rate: bytes per second of
+ * the node's link, 0 if unknown; fixed: the site set the window.
+ */
+void window_ctl_init(struct window_ctl *c, unsigned long start, unsigned long cap, double rate,
+		     bool fixed);
+/* One call's sample in; the window for the next call out. */
+unsigned long window_ctl_update(struct window_ctl *c, const struct window_sample *s);
+/* One sentence: the window reached and why (round trip, rate, loss). */
+void window_ctl_describe(const struct window_ctl *c, char *out, size_t len);
+
+#endif
