@@ -30,7 +30,9 @@ paced_calls() {
 	assert_success
 	assert_line "LD_PRELOAD=/opt/mine.so:$A2A"
 	assert_line 'SLURM_IBNET_ALLTOALL=paced'
-	assert_line 'SLURM_IBNET_ALLTOALL_WINDOW=16384'
+	# The window's default is auto since issue 40 (16384 before), up to 16 MiB.
+	assert_line 'SLURM_IBNET_ALLTOALL_WINDOW=auto'
+	assert_line 'SLURM_IBNET_ALLTOALL_WINDOW_MAX=16777216'
 	assert_line 'SLURM_IBNET_ALLTOALL_CREDITS=1'
 	assert_line 'SLURM_IBNET_ALLTOALL_THRESHOLD=16384'
 	assert_line --partial "alltoall=paced (--ordered-alltoall), interface eth0, paced all-to-all $A2A"
@@ -72,7 +74,7 @@ paced_calls() {
 	assert_output --partial "SLURM_IBNET_ALLTOALL_CREDITS: 'lots' is not a number of credits (1 to 64)"
 	run "$IBNET_HOSTS" --config "alltoall_window=12" --check
 	assert_failure
-	assert_output "spank-ibnet: plugstack.conf: alltoall_window: '12' is not a window size (bytes in flight towards one node, 1k to 64m, e.g. 64k)"
+	assert_output "spank-ibnet: plugstack.conf: alltoall_window: '12' is not a window size (bytes in flight towards one node, 1k to 64m, e.g. 64k), or auto (sized from each call, up to alltoall_window_max)"
 	# The threshold per transport: InfiniBand's default is higher (measured:
 	# 128 KiB converging on a port, docs/benchmarks.md).
 	setup
@@ -116,6 +118,28 @@ paced_calls() {
 	assert_output --partial 'the paced all-to-all (alltoall_lib=none) is not on this node'
 }
 
+@test "the link's rate: the probe's where the interface says one, else none and the log line says so; the job's own stands, a bad one is refused by name" {
+	run plan -- --ordered-alltoall
+	assert_success
+	if [ "$(cat /sys/class/net/eth0/speed 2>/dev/null || echo -1)" -gt 0 ] 2>/dev/null; then
+		assert_line "SLURM_IBNET_ALLTOALL_LINK_MBIT=$(cat /sys/class/net/eth0/speed)"
+		assert_line --partial "(link eth0 at $(cat /sys/class/net/eth0/speed) Mbit/s)"
+	else
+		refute_line --partial 'SLURM_IBNET_ALLTOALL_LINK_MBIT='
+		assert_line --partial '(link rate unknown'
+		assert_line --partial 'the window goes by loss alone)'
+	fi
+	run plan SLURM_IBNET_ALLTOALL_LINK_MBIT=25000 -- --ordered-alltoall
+	assert_success
+	assert_line 'SLURM_IBNET_ALLTOALL_LINK_MBIT=25000'
+	run plan SLURM_IBNET_ALLTOALL_LINK_MBIT=25g -- --ordered-alltoall
+	assert_failure
+	assert_output --partial "SLURM_IBNET_ALLTOALL_LINK_MBIT: '25g' is not a rate in Mbit/s (0 to 10000000)"
+	# A job that asks for nothing gets no rate either.
+	run plan -- --transport=tcp --nodelist c1-1
+	refute_line --partial 'SLURM_IBNET_ALLTOALL_LINK_MBIT'
+}
+
 @test "a later step undoes the preload and settings exactly: srun --no-ordered-alltoall inside a paced job" {
 	run env -i PATH="$PATH" bash -c '
 		eval "$("$0" --config "$1" --env --iface eth0 --transport=tcp --ordered-alltoall --nodelist c1-1 2>/dev/null)"
@@ -124,7 +148,7 @@ paced_calls() {
 		echo "step: $SLURM_IBNET_ALLTOALL ${LD_PRELOAD-unset} ${SLURM_IBNET_ALLTOALL_WINDOW-unset}"' \
 		"$IBNET_HOSTS" "$CONF"
 	assert_success
-	assert_line "job: paced $A2A 16384"
+	assert_line "job: paced $A2A auto"
 	assert_line "step: default unset unset"
 }
 
@@ -178,6 +202,9 @@ paced_calls() {
 
 @test "the fan-in rule: 4 KiB per pair is paced on 8 nodes (28 KiB converge on a port), not on 4 (12 KiB), at the default threshold" {
 	needs openmpi
+	# The rule at a fixed window of 16 KiB (the default before issue 40); the
+	# next test has it with alltoall_window=auto.
+	export EXTRA=SLURM_IBNET_ALLTOALL_WINDOW=16k
 	# The bytes per pair are below the 0.4 threshold (16 KiB) in both runs.
 	THRESHOLD=16k run ompi 8 1 "$BUILD/tests/a2a_bench" 0.05 4096
 	assert_success
@@ -190,6 +217,31 @@ paced_calls() {
 	THRESHOLD=16k run ompi 8 4 "$BUILD/tests/a2a_bench" 0.05 1024
 	assert_success
 	assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoall: [0-9]+ calls: [1-9][0-9]* paced$'
+}
+
+@test "alltoall_window=auto: the window grows where nothing is lost and a call it holds whole goes to the MPI's own; told a 100 Mbit/s link, it stays at 16 KiB" {
+	needs openmpi
+	# 8 pretend nodes on loopback, 28 KiB converging per call, the link's
+	# rate unknown (no Slurm, no SLURM_IBNET_ALLTOALL_LINK_MBIT): the first
+	# call is paced at 16 KiB, which it fills; the window grows (nothing is
+	# lost on loopback), the ranks agree it after the call, and the rest of
+	# the calls fit in it whole: the MPI's own, "within the window".
+	THRESHOLD=16k run ompi 8 1 "$BUILD/tests/a2a_bench" 0.05 4096
+	assert_success
+	assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoall: ([0-9]+) calls: [1-9][0-9]? paced, [1-9][0-9]* within the window$'
+	assert_line --regexp '^spank-ibnet alltoall: rank 0: window [0-9.]+ KiB after [0-9]+ paced calls? .*link unknown, .*, 0 with loss, loss ceiling none$'
+	refute_line --regexp '^spank-ibnet alltoall: rank 0: window 16 KiB'
+	# The same told its link is 100 Mbit/s: loopback delivers far more than
+	# half of that at 16 KiB, so the wire counts as busy and the window stays;
+	# every call is paced.
+	EXTRA=SLURM_IBNET_ALLTOALL_LINK_MBIT=100 THRESHOLD=16k run ompi 8 1 "$BUILD/tests/a2a_bench" 0.05 4096
+	assert_success
+	assert_line --regexp '^spank-ibnet alltoall: rank 0: MPI_Alltoall: [0-9]+ calls: [1-9][0-9]* paced$'
+	assert_line --regexp '^spank-ibnet alltoall: rank 0: window 16 KiB after [0-9]+ paced calls \(the link was busy \(half its rate or more\)\); .*link 100 Mbit/s, '
+	# A bad rate is said and taken as unknown; the job runs.
+	EXTRA=SLURM_IBNET_ALLTOALL_LINK_MBIT=fast THRESHOLD=16k run ompi 2 1 "$BUILD/tests/a2a_bench" 0.02 4096
+	assert_success
+	assert_line --partial "spank-ibnet alltoall: SLURM_IBNET_ALLTOALL_LINK_MBIT: 'fast' is not a rate in Mbit/s (0 to 10000000); the window goes by loss alone"
 }
 
 @test "what the scheme does not take goes to the MPI: one node, below the threshold; in place and MPI_THREAD_MULTIPLE are paced (0.9)" {
