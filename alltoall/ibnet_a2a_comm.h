@@ -33,12 +33,20 @@ struct comm_info {
 	/*
 	 * The window every rank of the communicator takes its routes from
 	 * (ibnet_a2a_route.c): the fixed setting, or with alltoall_window=auto
-	 * the least window the ranks' controllers reached, agreed after each of
-	 * the communicator's first IBNET_A2A_LEARN_CALLS paced calls and then
-	 * kept. The grants themselves follow this process's controller.
+	 * the least window the ranks' controllers reached, agreed after the
+	 * communicator's first paced calls and now and then after them
+	 * (ibnet_a2a_route.c, window_agree). The grants themselves follow this
+	 * process's controller.
 	 */
 	unsigned long agreed_window;
-	int learn_calls;	/* paced calls agreed so far (at most IBNET_A2A_LEARN_CALLS) */
+	/* And the least of their proven levels (struct window_ctl): a call whose
+	 * bytes converging on a port stay within it goes to the MPI's own. */
+	unsigned long agreed_proven;
+	unsigned long paced_calls;	/* with auto: this communicator's paced calls so far */
+	unsigned long call_fanin;	/* the call's bytes converging on the busiest port */
+	unsigned long agreed_fanin;	/* those of the call that began the last learning */
+	int learn_left;			/* paced calls still to agree after */
+	int relearned;			/* how often a new size began a learning */
 };
 
 /*

@@ -16,11 +16,19 @@
 /*
  * With alltoall_window=auto, a communicator's first this many paced calls
  * end with the ranks agreeing the window its routes are taken from
- * (window_agree): one small allreduce each, then none. Enough for the
- * controller to grow from 16 KiB to 16 MiB (4x a call) with a loss or two
- * on the way (tests/programs/window_ctl.c: 4-8 calls).
+ * (window_agree): one small allreduce each. Enough for the controller to
+ * grow from 16 KiB to 16 MiB (2x a call) with a loss or two on the way
+ * (tests/programs/window_ctl.c: 4-10 calls). So do the first as many after
+ * a call whose bytes converging on a port are more than twice, or less
+ * than half, the last agreed call's (a new size: what the port takes of it
+ * is not known yet), up to IBNET_A2A_RELEARN_MOST times per communicator
+ * (a code that alternates sizes does not agree on every call). Otherwise
+ * every IBNET_A2A_AGREE_EVERY-th paced call agrees (under 2% more small
+ * collectives).
  */
 #define IBNET_A2A_LEARN_CALLS 12
+#define IBNET_A2A_RELEARN_MOST 8
+#define IBNET_A2A_AGREE_EVERY 64
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -71,7 +79,7 @@ static enum route common_route(MPI_Comm comm, const void *sendbuf)
  * enough to overflow the port in slow start. Below, no port can overflow
  * and the MPI's own all-to-all runs at no cost of ours.
  */
-static enum route fanin_route(const struct comm_info *ci, unsigned long pair_bytes,
+static enum route fanin_route(struct comm_info *ci, unsigned long pair_bytes,
 			      bool by_node)
 {
 	unsigned long fanin, unit = pair_bytes;
@@ -93,13 +101,15 @@ static enum route fanin_route(const struct comm_info *ci, unsigned long pair_byt
 		fanin = (unsigned long)-1;
 	if (fanin < settings.threshold)
 		return BELOW;
+	ci->call_fanin = fanin;	/* window_agree's: one call at a time on a communicator */
 	/*
-	 * alltoall_window=auto: a call the agreed window holds whole would be
-	 * granted at once; pacing it would cost a round trip and hold nothing
-	 * back (threshold 0 still paces everything).
+	 * alltoall_window=auto: a call whose converging bytes every rank's
+	 * last three paced calls had in flight at once, losing nothing, would
+	 * be granted whole anyway: pacing it would cost a round trip and hold
+	 * nothing back (threshold 0 still paces everything).
 	 */
 	if (settings.threshold && settings.window == IBNET_A2A_WINDOW_AUTO &&
-	    fanin <= ci->agreed_window)
+	    fanin <= ci->agreed_proven)
 		return WITHIN_WINDOW;
 	return by_node ? PACED_NODES : PACED;
 }
@@ -138,7 +148,7 @@ static bool by_node(const struct comm_info *ci, unsigned long heaviest)
 
 /* The route of a call the scheme could take, by its largest block and the
  * most bytes one rank sends or receives (both the same on every rank). */
-static enum route size_route(const struct comm_info *ci, unsigned long block_bytes,
+static enum route size_route(struct comm_info *ci, unsigned long block_bytes,
 		      unsigned long heaviest)
 {
 	if (block_bytes > block_limit)
@@ -359,27 +369,45 @@ enum route nonblocking_route(void)
  * The window the routes of a communicator's next calls are taken from
  * (struct comm_info, agreed_window). Each rank's controller moves its own
  * window after every paced call (ibnet_a2a_exchange.c); a route must be the
- * same on every rank, so during the communicator's first
- * IBNET_A2A_LEARN_CALLS paced calls the ranks agree on the least of their
- * windows, in one allreduce after each, and keep the last agreement.
+ * same on every rank, so after the first IBNET_A2A_LEARN_CALLS paced calls
+ * of each new size (above), and every IBNET_A2A_AGREE_EVERY-th after them,
+ * the ranks agree on the least of their windows, and of what each has seen
+ * its port take unpaced, in one allreduce, and keep the last agreement.
  * The MIN is also what the port of the most careful node holds.
  */
 int window_agree(struct comm_info *ci)
 {
-	unsigned long w;
+	unsigned long w[2];
+	bool learned = window_learned();
 	int rc;
 
-	if (settings.window != IBNET_A2A_WINDOW_AUTO || ci->learn_calls >= IBNET_A2A_LEARN_CALLS)
+	if (settings.window != IBNET_A2A_WINDOW_AUTO)
+		return MPI_SUCCESS;
+	/* Every rank counts the same paced calls of the same sizes: the routes
+	 * and the converging bytes are the same on every rank. */
+	ci->paced_calls++;
+	if (ci->call_fanin / 2 > ci->agreed_fanin || ci->call_fanin < ci->agreed_fanin / 2) {
+		if (ci->relearned < IBNET_A2A_RELEARN_MOST) {
+			ci->relearned++;
+			ci->learn_left = IBNET_A2A_LEARN_CALLS;
+		}
+		ci->agreed_fanin = ci->call_fanin;
+	}
+	if (ci->learn_left)
+		ci->learn_left--;
+	else if (ci->paced_calls % IBNET_A2A_AGREE_EVERY)
 		return MPI_SUCCESS;
 	/* Node to node, only the lanes receive: the other ranks' controllers
 	 * have nothing to say, and do not pull the least down. */
-	w = window_learned() ? window_now() : ULONG_MAX;
-	rc = PMPI_Allreduce(MPI_IN_PLACE, &w, 1, MPI_UNSIGNED_LONG, MPI_MIN, ci->priv);
+	w[0] = learned ? window_now() : ULONG_MAX;
+	w[1] = learned ? window_proven() : ULONG_MAX;
+	rc = PMPI_Allreduce(MPI_IN_PLACE, w, 2, MPI_UNSIGNED_LONG, MPI_MIN, ci->priv);
 	if (rc != MPI_SUCCESS)
 		return rc;
-	if (w != ULONG_MAX)
-		ci->agreed_window = w;
-	ci->learn_calls++;
+	if (w[0] != ULONG_MAX)
+		ci->agreed_window = w[0];
+	if (w[1] != ULONG_MAX)
+		ci->agreed_proven = w[1];
 	return MPI_SUCCESS;
 }
 

@@ -30,8 +30,8 @@ enum route verdict_route(enum ibnet_a2a_verdict v);
 /* MPI_Ialltoall(v): always the MPI's own, counted. */
 enum route nonblocking_route(void);
 /*
- * After a paced call, with alltoall_window=auto, during the communicator's
- * first IBNET_A2A_LEARN_CALLS paced calls: the ranks agree the window the
+ * After a paced call, with alltoall_window=auto, after the communicator's
+ * first paced calls and now and then later: the ranks agree the window the
  * next calls' routes are taken from (collective, every rank alike).
  */
 int window_agree(struct comm_info *ci);

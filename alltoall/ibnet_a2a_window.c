@@ -20,8 +20,10 @@ const char *const window_reason_text[WINDOW_REASONS] = {
 	[WINDOW_AT_CAP] = "at alltoall_window_max",
 };
 
-/* Growth per call until the first loss (then halfway to the ceiling). */
-#define WINDOW_GROWTH 4ul
+/* Growth per call until the first loss (then halfway to the ceiling): the
+ * link's rate over what the node received, within these. */
+#define WINDOW_GROWTH_LEAST 2.0
+#define WINDOW_GROWTH_MOST 4.0
 
 static unsigned long clamp(const struct window_ctl *c, unsigned long w)
 {
@@ -61,14 +63,20 @@ static void grow(struct window_ctl *c)
 	if (c->window > c->good)
 		c->good = c->window;
 	if (!c->ceiling) {
-		next = c->window > c->cap / WINDOW_GROWTH ? c->cap : c->window * WINDOW_GROWTH;
-		/* Where rate and round trip are known, at once to twice their product. */
-		if (c->rate > 0 && c->round_trip > 0) {
-			double bdp2 = 2 * c->rate * c->round_trip;
+		/*
+		 * What the node received is the window over the round trip the
+		 * call really had (queues and busy hosts included, which the
+		 * least round trip leaves out): the window that keeps the wire
+		 * busy is the link's rate over that, times this window.
+		 */
+		double factor = WINDOW_GROWTH_LEAST, want;
 
-			if (bdp2 > (double)next)
-				next = bdp2 >= (double)c->cap ? c->cap : (unsigned long)bdp2;
-		}
+		if (c->rate > 0 && c->delivered > 0 && c->rate / c->delivered > factor)
+			factor = c->rate / c->delivered;
+		if (factor > WINDOW_GROWTH_MOST)
+			factor = WINDOW_GROWTH_MOST;
+		want = (double)c->window * factor;
+		next = want >= (double)c->cap ? c->cap : (unsigned long)want;
 	} else {
 		/* Within 2x of where loss began: each probe costs a call with
 		 * loss (and, without the floor, a 200 ms retransmission timeout)
@@ -88,17 +96,40 @@ static void grow(struct window_ctl *c)
 	c->reason = WINDOW_GREW;
 }
 
+/* The peaks of the last calls, and the least of them. */
+static void remember_peak(struct window_ctl *c, unsigned long peak)
+{
+	int i;
+
+	c->proven = peak;
+	for (i = WINDOW_PROVEN_CALLS - 1; i > 0; i--) {
+		c->recent[i] = c->recent[i - 1];
+		if (c->recent[i] < c->proven)
+			c->proven = c->recent[i];
+	}
+	c->recent[0] = peak;
+}
+
+bool window_sample_lossy(const struct window_sample *s)
+{
+	return s->lost >= WINDOW_LOSS_LEAST &&
+	       s->lost * WINDOW_LOSS_PER * WINDOW_SEGMENT > s->received;
+}
+
 unsigned long window_ctl_update(struct window_ctl *c, const struct window_sample *s)
 {
+	bool lossy = window_sample_lossy(s);
+
 	c->calls++;
+	remember_peak(c, lossy ? 0 : s->peak);
 	if (s->round_trip > 0 && (c->round_trip <= 0 || s->round_trip < c->round_trip))
 		c->round_trip = s->round_trip;
 	c->delivered = s->delivered;
 	if (c->fixed) {
-		c->losses += s->lost > 0;
+		c->losses += lossy;
 		return c->window;
 	}
-	if (s->lost)
+	if (lossy)
 		back_off(c);
 	else if (!s->filled)
 		c->reason = WINDOW_NOT_FILLED;

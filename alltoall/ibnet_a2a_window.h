@@ -7,17 +7,28 @@
  * a fake clock and a fake port (tests/programs/window_ctl.c).
  *
  * The rule (docs/architecture.md, "The window"):
- *   - A call that lost packets (the node's TCP retransmissions rose) sets the
- *     ceiling at the window it had: no later window reaches it. The window
- *     falls back to the largest one that lost nothing, else to half.
+ *   - A call that lost packets (the node's TCP retransmissions rose by at
+ *     least WINDOW_LOSS_LEAST and 1 per WINDOW_LOSS_PER segments it
+ *     received: a busy host retransmits a few without any port dropping,
+ *     when ACKs wait for a CPU) sets the ceiling at the window it had: no
+ *     later window reaches it. The window falls back to the largest one
+ *     that lost nothing, else to half.
  *   - A call that never filled the window leaves it: more would not be used.
  *   - A call that filled it while the node received at half the link's rate
  *     or more leaves it too: the wire was busy, more would only queue in the
  *     port (the window covers rate x round trip).
- *   - Otherwise the window limited the call: it grows, 4x until the first
- *     loss (at once to twice the link's rate x round trip where both are
- *     known), then halfway to the ceiling while the ceiling is more than
- *     2x the window. Never past the cap (alltoall_window_max).
+ *   - Otherwise the window limited the call: it grows, until the first loss
+ *     by the link's rate over what the node received (2x to 4x; 2x where
+ *     the rate is unknown), then halfway to the ceiling while the ceiling is
+ *     more than 2x the window. Never past the cap (alltoall_window_max).
+ * Beside the window it keeps what a call may put on the port unpaced
+ * (proven): the least peak in flight of the last WINDOW_PROVEN_CALLS calls,
+ * 0 if one of them lost packets. A call whose bytes converging on a port
+ * stay within it goes to the MPI's own (ibnet_a2a_route.c): three calls in
+ * a row put as much in flight at once and lost nothing - as long as no call
+ * has ever lost packets (ibnet_a2a_state.c, window_proven: on a port that
+ * drops, the MPI's own puts more in flight than a paced call, measured on a
+ * 10 Gbit/s port of 512 KB).
  */
 #ifndef IBNET_A2A_WINDOW_H
 #define IBNET_A2A_WINDOW_H
@@ -43,10 +54,20 @@ extern const char *const window_reason_text[WINDOW_REASONS];
 struct window_sample {
 	bool filled;		/* a grant waited for room in the window */
 	unsigned long lost;	/* the node's TCP segments retransmitted during the call */
+	unsigned long received;	/* bytes the node received from other nodes */
 	double round_trip;	/* the least credit round trip, seconds, the chunk's wire
 				 * time taken off where the rate is known; <= 0: none */
 	double delivered;	/* bytes per second the node received from other nodes */
+	unsigned long peak;	/* the most bytes the node had in flight towards it at once */
 };
+
+#define WINDOW_PROVEN_CALLS 3
+#define WINDOW_LOSS_LEAST 3
+#define WINDOW_LOSS_PER 100	/* segments received per one retransmitted */
+#define WINDOW_SEGMENT 1448	/* bytes in a segment (Ethernet's MTU less headers) */
+
+/* Whether a sample's retransmissions are loss, by the rule above. */
+bool window_sample_lossy(const struct window_sample *s);
 
 struct window_ctl {
 	unsigned long window;	/* bytes in flight towards the node's port, now */
@@ -56,6 +77,8 @@ struct window_ctl {
 	double rate;		/* bytes per second the node's link takes; 0: unknown */
 	double round_trip;	/* the least round trip seen, seconds; 0: none yet */
 	double delivered;	/* the last call's, bytes per second */
+	unsigned long recent[WINDOW_PROVEN_CALLS];	/* the last calls' peaks, 0: lost */
+	unsigned long proven;	/* the least of recent: in flight at once, lost nothing */
 	unsigned long calls, losses;
 	bool fixed;		/* a fixed window: samples are kept, the window is not moved */
 	enum window_reason reason;

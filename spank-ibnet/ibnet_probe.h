@@ -74,9 +74,12 @@ char *ibnet_probe_paced_builds_describe(const bool have[IBNET_A2A_ABI_COUNT], ch
 /*
  * An interface's rate in Mbit/s as the kernel reports it
  * (/sys/class/net/IFACE/speed): 0 where it says nothing (-1, as virtual
- * and down links do) or cannot be read. The paced all-to-all's window
- * covers twice this rate times its credits' round trip.
+ * and down links do), cannot be read, or is a veth's fixed 10000 (a
+ * container's interface, or a network namespace's: no link's rate). The
+ * paced all-to-all's window stops growing where the node receives at half
+ * this rate (alltoall/ibnet_a2a_window.h).
  */
+#define IBNET_VETH_MBIT 10000ul
 unsigned long ibnet_probe_link_mbit(const char *iface);
 
 /*

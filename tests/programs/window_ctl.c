@@ -49,6 +49,8 @@ static struct window_sample call_on(const struct port *p, unsigned long w, doubl
 	s.lost = in_flight > holds ? (unsigned long)((in_flight - holds) / 1448 + 1) : 0;
 	s.round_trip = round_trip;
 	s.delivered = (by_window < p->rate ? by_window : p->rate) * p->efficiency;
+	s.peak = (unsigned long)in_flight;
+	s.received = (unsigned long)p->fanin;
 	return s;
 }
 
@@ -72,7 +74,7 @@ static unsigned long run(const struct port *p, struct window_ctl *c, int calls, 
 		struct window_sample s = call_on(p, c->window, rt);
 
 		before = c->window;
-		*losses += s.lost > 0;
+		*losses += window_sample_lossy(&s);
 		window_ctl_update(c, &s);
 		if (c->window != before)
 			*settled_at = i;
@@ -115,7 +117,8 @@ int main(void)
 		window_ctl_init(&c, 16 * KiB, 16 * MiB, p.told_rate, false);
 		w = run(&p, &c, 20, 999, 0, &settled, &losses, &most, &most_after);
 		expect(w >= 3 * MiB, "settles at a window that holds the whole call", p.name);
-		expect(settled <= 6, "within 6 calls", p.name);
+		expect(settled <= 9, "within 9 calls", p.name);
+		expect(c.proven >= 3 * MiB, "the port has taken the whole call unpaced", p.name);
 		expect(losses == 0, "no call lost packets", p.name);
 		expect(c.reason == WINDOW_NOT_FILLED, "stops because the calls no longer fill it",
 		       p.name);
@@ -152,7 +155,7 @@ int main(void)
 		window_ctl_init(&c, 16 * KiB, 16 * MiB, p.told_rate, false);
 		w = run(&p, &c, 20, 999, 0, &settled, &losses, &most, &most_after);
 		expect(losses == 0, "no call lost packets", p.name);
-		expect(w >= 2 * 1 * GBIT * 300e-6 * 0.99, "covers twice rate x round trip", p.name);
+		expect(w >= 1 * GBIT * 300e-6, "covers rate x round trip", p.name);
 		expect(settled <= 2, "within 2 calls", p.name);
 		expect(c.reason == WINDOW_WIRE_BUSY, "stops because the wire is busy", p.name);
 	}
@@ -179,7 +182,9 @@ int main(void)
 		p.name = "512 KB port, 10 Gbit/s, the round trip now 500 us";
 		p.round_trip = 500e-6;
 		w = run(&p, &c, 15, 0, 500e-6, &settled, &losses, &most, &most_after);
-		expect(w > before, "grows after the round trip grew", p.name);
+		expect(before >= 10 * GBIT * 50e-6, "covered rate x round trip before", p.name);
+		expect(w > before && w >= 10 * GBIT * 500e-6, "grows after the round trip grew, "
+		       "to cover it again", p.name);
 		expect(c.ceiling == 0 || w < c.ceiling, "stays below the loss ceiling", p.name);
 	}
 	/* 7. A fixed window (alltoall_window=64k): never moves, loss or not. */
@@ -191,6 +196,23 @@ int main(void)
 		w = run(&p, &c, 5, 999, 0, &settled, &losses, &most, &most_after);
 		expect(w == 64 * KiB && settled == 0 && c.losses == 5,
 		       "keeps 64 KiB and counts the losses", p.name);
+	}
+	/* 8. A busy host: two segments retransmitted every call on a deep port
+	 * (late ACKs, no drop): not loss; the window grows as on a quiet one. */
+	{
+		struct port p = { "deep port, 2 spurious retransmissions a call", 4.5 * GBIT,
+				  64.0 * MiB, 150e-6, 0.9, 3.0 * MiB, 0 };
+		struct window_sample s;
+		int i;
+
+		window_ctl_init(&c, 16 * KiB, 16 * MiB, 0, false);
+		for (i = 0; i < 12; i++) {
+			s = call_on(&p, c.window, p.round_trip);
+			s.lost = 2;
+			window_ctl_update(&c, &s);
+		}
+		expect(c.losses == 0 && c.window >= 3 * MiB,
+		       "no loss counted, the window holds the whole call", p.name);
 	}
 	printf("%s\n", failures ? "FAILED" : "all expectations held");
 	return failures ? 1 : 0;

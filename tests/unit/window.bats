@@ -18,10 +18,13 @@ load ../helpers/common
 	assert_line 'ok: 96 KB port, 1 Gbit/s, rate unknown: at most 3 calls with loss'
 	assert_line 'ok: 96 KB port, 1 Gbit/s, rate told: no call lost packets'
 	assert_line 'ok: 24 KB port, 100 Mbit/s, rate told: stays at 16 KiB, no loss'
-	assert_line 'ok: 512 KB port, 10 Gbit/s, the round trip now 500 us: grows after the round trip grew'
+	assert_line 'ok: 512 KB port, 10 Gbit/s, the round trip now 500 us: grows after the round trip grew, to cover it again'
+	assert_line 'ok: 96 KB port, 1 Gbit/s, rate told: covers rate x round trip'
+	assert_line 'ok: deep port, rate unknown, 4 x 1 MiB per pair: the port has taken the whole call unpaced'
 	assert_line 'ok: fixed 64 KiB on a 24 KB port: keeps 64 KiB and counts the losses'
+	assert_line 'ok: deep port, 2 spurious retransmissions a call: no loss counted, the window holds the whole call'
 	assert_line 'all expectations held'
-	[ "$(grep -c '^ok: ' <<< "$output")" -eq 18 ]
+	[ "$(grep -c '^ok: ' <<< "$output")" -eq 21 ]
 }
 
 @test "the node's tally keeps the least and the most window of its processes, and sums their calls with loss" {
