@@ -282,7 +282,7 @@ static unsigned long proc_net_counter(const char *file, const char *prefix, cons
  * into it: in an all-to-all every node sends to every port, so a node's own
  * count sees any port's loss. Other traffic of the node counts too, which
  * errs on the careful side; the controller takes a call as lossy only past
- * a few per hundred segments (ibnet_a2a_window.c).
+ * a few per thousand segments (ibnet_a2a_window.c).
  */
 static unsigned long node_retransmits(void)
 {

@@ -17,8 +17,10 @@
  * With alltoall_window=auto, a communicator's first this many paced calls
  * end with the ranks agreeing the window its routes are taken from
  * (window_agree): one small allreduce each. Enough for the controller to
- * grow from 16 KiB to 16 MiB (2x a call) with a loss or two on the way
- * (tests/programs/window_ctl.c: 4-10 calls). So do the first as many after
+ * grow from 16 KiB to 16 MiB (5 calls at 4x, 10 at 2x) with a loss or two on
+ * the way, and for three calls more to show the port takes a call whole
+ * (tests/programs/window_ctl.c; on 16 cores, 12 were too few for 4 MiB per
+ * pair at 2x). So do the first as many after
  * a call whose bytes converging on a port are more than twice, or less
  * than half, the last agreed call's (a new size: what the port takes of it
  * is not known yet), up to IBNET_A2A_RELEARN_MOST times per communicator
@@ -26,7 +28,7 @@
  * every IBNET_A2A_AGREE_EVERY-th paced call agrees (under 2% more small
  * collectives).
  */
-#define IBNET_A2A_LEARN_CALLS 12
+#define IBNET_A2A_LEARN_CALLS 16
 #define IBNET_A2A_RELEARN_MOST 8
 #define IBNET_A2A_AGREE_EVERY 64
 

@@ -18,7 +18,7 @@
  *     or more leaves it too: the wire was busy, more would only queue in the
  *     port (the window covers rate x round trip).
  *   - Otherwise the window limited the call: it grows, until the first loss
- *     by the link's rate over what the node received (2x to 4x; 2x where
+ *     by the link's rate over what the node received (2x to 4x; 4x where
  *     the rate is unknown), then halfway to the ceiling while the ceiling is
  *     more than 2x the window. Never past the cap (alltoall_window_max).
  * Beside the window it keeps what a call may put on the port unpaced
@@ -63,7 +63,7 @@ struct window_sample {
 
 #define WINDOW_PROVEN_CALLS 3
 #define WINDOW_LOSS_LEAST 3
-#define WINDOW_LOSS_PER 100	/* segments received per one retransmitted */
+#define WINDOW_LOSS_PER 1000	/* segments received per one retransmitted */
 #define WINDOW_SEGMENT 1448	/* bytes in a segment (Ethernet's MTU less headers) */
 
 /* Whether a sample's retransmissions are loss, by the rule above. */
