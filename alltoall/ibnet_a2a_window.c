@@ -18,7 +18,11 @@ const char *const window_reason_text[WINDOW_REASONS] = {
 	[WINDOW_LOSS] = "packets were lost: backed off",
 	[WINDOW_AT_CEILING] = "within 2x of the window that lost packets",
 	[WINDOW_AT_CAP] = "at alltoall_window_max",
+	[WINDOW_NO_GAIN] = "more window bought no more throughput",
 };
+
+/* What a growth must buy: the next call receives this much more. */
+#define WINDOW_GAIN_LEAST 1.25
 
 /* Growth per call until the first loss (then halfway to the ceiling): the
  * link's rate over what the node received, within these; with no rate, the
@@ -117,6 +121,36 @@ bool window_sample_lossy(const struct window_sample *s)
 	       s->lost * WINDOW_LOSS_PER * WINDOW_SEGMENT > s->received;
 }
 
+/*
+ * Where the link's rate is known and the node receives well below it, the
+ * window may not be what holds it back (busy hosts: on 16 cores a 10 Gbit/s
+ * token bucket delivered 2-3 Gbit/s whatever the window). So growth must pay:
+ * if the call after a growth received less than WINDOW_GAIN_LEAST times what
+ * the call before it did, the window goes back to what it was and stays
+ * (a plateau), until the node receives less than half that (the round trip
+ * or the load changed). True where the window stays for that reason. With no
+ * rate, loss alone decides (a veth's hosts are its wire).
+ */
+static bool bought_nothing(struct window_ctl *c, double delivered)
+{
+	if (c->rate <= 0)
+		return false;
+	if (c->grew_from && delivered < c->gain_base * WINDOW_GAIN_LEAST) {
+		c->window = c->grew_from;
+		c->plateau = c->gain_base;
+		c->reason = WINDOW_NO_GAIN;
+		return true;
+	}
+	if (c->plateau > 0 && delivered >= c->plateau / 2) {
+		c->reason = WINDOW_NO_GAIN;
+		return true;
+	}
+	c->plateau = 0;
+	c->grew_from = c->window;	/* grow() moves it; kept only if it did */
+	c->gain_base = delivered;
+	return false;
+}
+
 unsigned long window_ctl_update(struct window_ctl *c, const struct window_sample *s)
 {
 	bool lossy = window_sample_lossy(s);
@@ -136,8 +170,10 @@ unsigned long window_ctl_update(struct window_ctl *c, const struct window_sample
 		c->reason = WINDOW_NOT_FILLED;
 	else if (c->rate > 0 && s->delivered >= c->rate / 2)
 		c->reason = WINDOW_WIRE_BUSY;
-	else
+	else if (!bought_nothing(c, s->delivered))
 		grow(c);
+	if (c->reason != WINDOW_GREW)
+		c->grew_from = 0;
 	return c->window;
 }
 

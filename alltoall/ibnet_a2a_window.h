@@ -17,6 +17,10 @@
  *   - A call that filled it while the node received at half the link's rate
  *     or more leaves it too: the wire was busy, more would only queue in the
  *     port (the window covers rate x round trip).
+ *   - Where the rate is known, growth must pay: a growth after which the
+ *     node received less than 1.25x as much is undone and the window stays
+ *     (busy hosts, not the window, held the call back) until it receives
+ *     less than half that.
  *   - Otherwise the window limited the call: it grows, until the first loss
  *     by the link's rate over what the node received (2x to 4x; 4x where
  *     the rate is unknown), then halfway to the ceiling while the ceiling is
@@ -46,6 +50,7 @@ enum window_reason {
 	WINDOW_LOSS,		/* packets lost: backed off, the ceiling set */
 	WINDOW_AT_CEILING,	/* within 2x of where loss began */
 	WINDOW_AT_CAP,		/* at alltoall_window_max */
+	WINDOW_NO_GAIN,		/* growing it bought no throughput: the hosts bound the call */
 	WINDOW_REASONS
 };
 extern const char *const window_reason_text[WINDOW_REASONS];
@@ -80,6 +85,9 @@ struct window_ctl {
 	unsigned long recent[WINDOW_PROVEN_CALLS];	/* the last calls' peaks, 0: lost */
 	unsigned long proven;	/* the least of recent: in flight at once, lost nothing */
 	unsigned long calls, losses;
+	unsigned long grew_from;	/* the window before the last growth; 0: none */
+	double gain_base;	/* what the node received at grew_from, bytes/s */
+	double plateau;		/* received at the window kept for no gain; 0: none */
 	bool fixed;		/* a fixed window: samples are kept, the window is not moved */
 	enum window_reason reason;
 };

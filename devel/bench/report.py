@@ -539,7 +539,15 @@ def main():
                       "8 simulated nodes on the machine's 2 cores: at 16 ranks per node a rank has a "
                       "sixty-fourth of a core, so the times here are this machine's as much as the scheme's.",
                       "", open(run_many).read().rstrip("\n"), ""]
-    for part in ("paced-scale.md", "many-ranks.md", "floor-tiers.md", "lammps-drops.md"):
+    run_fast = os.path.join(a.out, "bench", "fast-links-run.md")
+    if not a.quick and os.path.exists(run_fast):
+        lines += ["", "## Fast links, this run (`devel/a2a-fast-links`, called by `make bench`)", "",
+                  "4 simulated nodes on the machine's 2 cores, which carry about 4.5 Gbit/s a node "
+                  "unshaped: the CPUs, not the ports, bound most of these times. "
+                  "docs/bench/fast-links.md has the same on 16 cores.",
+                  "", open(run_fast).read().rstrip("\n"), ""]
+    for part in ("paced-scale.md", "many-ranks.md", "fast-links.md", "floor-tiers.md",
+                 "lammps-drops.md"):
         scale = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
                              "bench", part)
         if os.path.exists(scale):

@@ -27,6 +27,7 @@ struct port {
 	double efficiency;	/* fraction of the link the hosts reach */
 	double fanin;		/* bytes one call makes converge on the port */
 	double told_rate;	/* what the node's interface says (0: nothing) */
+	double hosts;		/* bytes/s the hosts carry at most, whatever the window (0: no bound) */
 };
 
 static int failures;
@@ -49,6 +50,8 @@ static struct window_sample call_on(const struct port *p, unsigned long w, doubl
 	s.lost = in_flight > holds ? (unsigned long)((in_flight - holds) / 1448 + 1) : 0;
 	s.round_trip = round_trip;
 	s.delivered = (by_window < p->rate ? by_window : p->rate) * p->efficiency;
+	if (p->hosts > 0 && s.delivered > p->hosts)
+		s.delivered = p->hosts;
 	s.peak = (unsigned long)in_flight;
 	s.received = (unsigned long)p->fanin;
 	return s;
@@ -112,7 +115,7 @@ int main(void)
 	 * test cluster's unshaped nodes): grows until the window holds the call. */
 	{
 		struct port p = { "deep port, rate unknown, 4 x 1 MiB per pair", 4.5 * GBIT,
-				  64.0 * MiB, 150e-6, 0.9, 3.0 * MiB, 0 };
+				  64.0 * MiB, 150e-6, 0.9, 3.0 * MiB, 0, 0 };
 
 		window_ctl_init(&c, 16 * KiB, 16 * MiB, p.told_rate, false);
 		w = run(&p, &c, 20, 999, 0, &settled, &losses, &most, &most_after);
@@ -126,7 +129,7 @@ int main(void)
 	/* 2. The same with the cap at 1 MiB: never past it. */
 	{
 		struct port p = { "deep port, cap 1 MiB", 4.5 * GBIT, 64.0 * MiB, 150e-6, 0.9,
-				  12.0 * MiB, 0 };
+				  12.0 * MiB, 0, 0 };
 
 		window_ctl_init(&c, 16 * KiB, 1 * MiB, p.told_rate, false);
 		w = run(&p, &c, 20, 999, 0, &settled, &losses, &most, &most_after);
@@ -137,7 +140,7 @@ int main(void)
 	 * below the loss, never returns to where loss began. */
 	{
 		struct port p = { "96 KB port, 1 Gbit/s, rate unknown", 1 * GBIT, 96e3, 300e-6, 0.9,
-				  7.0 * MiB, 0 };
+				  7.0 * MiB, 0, 0 };
 
 		window_ctl_init(&c, 16 * KiB, 16 * MiB, p.told_rate, false);
 		w = run(&p, &c, 30, 999, 0, &settled, &losses, &most, &most_after);
@@ -150,7 +153,7 @@ int main(void)
 	 * once, below the port's loss, no call lost. */
 	{
 		struct port p = { "96 KB port, 1 Gbit/s, rate told", 1 * GBIT, 96e3, 300e-6, 0.9,
-				  7.0 * MiB, 1 * GBIT };
+				  7.0 * MiB, 1 * GBIT, 0 };
 
 		window_ctl_init(&c, 16 * KiB, 16 * MiB, p.told_rate, false);
 		w = run(&p, &c, 20, 999, 0, &settled, &losses, &most, &most_after);
@@ -163,7 +166,7 @@ int main(void)
 	 * start (16 KiB) already keeps the wire busy: nothing moves, nothing lost. */
 	{
 		struct port p = { "24 KB port, 100 Mbit/s, rate told", 100 * MBIT, 24e3, 500e-6, 0.7,
-				  112.0 * KiB, 100 * MBIT };
+				  112.0 * KiB, 100 * MBIT, 0 };
 
 		window_ctl_init(&c, 16 * KiB, 16 * MiB, p.told_rate, false);
 		w = run(&p, &c, 20, 999, 0, &settled, &losses, &most, &most_after);
@@ -173,7 +176,7 @@ int main(void)
 	 * grows again to keep the wire busy, below the port's loss. */
 	{
 		struct port p = { "512 KB port, 10 Gbit/s, round trip 50 us then 500 us", 10 * GBIT,
-				  512e3, 50e-6, 0.9, 12.0 * MiB, 10 * GBIT };
+				  512e3, 50e-6, 0.9, 12.0 * MiB, 10 * GBIT, 0 };
 		unsigned long before;
 
 		window_ctl_init(&c, 16 * KiB, 16 * MiB, p.told_rate, false);
@@ -190,18 +193,31 @@ int main(void)
 	/* 7. A fixed window (alltoall_window=64k): never moves, loss or not. */
 	{
 		struct port p = { "fixed 64 KiB on a 24 KB port", 100 * MBIT, 24e3, 500e-6, 0.9,
-				  1.0 * MiB, 0 };
+				  1.0 * MiB, 0, 0 };
 
 		window_ctl_init(&c, 64 * KiB, 64 * KiB, 0, true);
 		w = run(&p, &c, 5, 999, 0, &settled, &losses, &most, &most_after);
 		expect(w == 64 * KiB && settled == 0 && c.losses == 5,
 		       "keeps 64 KiB and counts the losses", p.name);
 	}
+	/* 9. Busy hosts behind a 10 Gbit/s port of 512 KB (16 cores here: the
+	 * token bucket delivered 2-3 Gbit/s whatever the window): the window
+	 * stops where more bought nothing, below where the port drops. */
+	{
+		struct port p = { "512 KB port, 10 Gbit/s, hosts that carry 2.5 Gbit/s", 10 * GBIT,
+				  512e3, 30e-6, 1.0, 12.0 * MiB, 10 * GBIT, 2.5 * GBIT };
+
+		window_ctl_init(&c, 16 * KiB, 16 * MiB, p.told_rate, false);
+		w = run(&p, &c, 20, 999, 0, &settled, &losses, &most, &most_after);
+		expect(losses == 0 && most < 512e3, "no loss, never past the port", p.name);
+		expect(c.reason == WINDOW_NO_GAIN, "stops because more bought nothing", p.name);
+		expect(w >= 2.5 * GBIT * 30e-6, "still covers what the hosts carry", p.name);
+	}
 	/* 8. A busy host: two segments retransmitted every call on a deep port
 	 * (late ACKs, no drop): not loss; the window grows as on a quiet one. */
 	{
 		struct port p = { "deep port, 2 spurious retransmissions a call", 4.5 * GBIT,
-				  64.0 * MiB, 150e-6, 0.9, 3.0 * MiB, 0 };
+				  64.0 * MiB, 150e-6, 0.9, 3.0 * MiB, 0, 0 };
 		struct window_sample s;
 		int i;
 

@@ -23,8 +23,10 @@ load ../helpers/common
 	assert_line 'ok: deep port, rate unknown, 4 x 1 MiB per pair: the port has taken the whole call unpaced'
 	assert_line 'ok: fixed 64 KiB on a 24 KB port: keeps 64 KiB and counts the losses'
 	assert_line 'ok: deep port, 2 spurious retransmissions a call: no loss counted, the window holds the whole call'
+	assert_line 'ok: 512 KB port, 10 Gbit/s, hosts that carry 2.5 Gbit/s: no loss, never past the port'
+	assert_line 'ok: 512 KB port, 10 Gbit/s, hosts that carry 2.5 Gbit/s: stops because more bought nothing'
 	assert_line 'all expectations held'
-	[ "$(grep -c '^ok: ' <<< "$output")" -eq 21 ]
+	[ "$(grep -c '^ok: ' <<< "$output")" -eq 24 ]
 }
 
 @test "the node's tally keeps the least and the most window of its processes, and sums their calls with loss" {
