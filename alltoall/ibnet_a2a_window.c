@@ -23,6 +23,8 @@ const char *const window_reason_text[WINDOW_REASONS] = {
 
 /* What a growth must buy: the next call receives this much more. */
 #define WINDOW_GAIN_LEAST 1.25
+/* Calls in a row at under half the plateau's rate that end it. */
+#define WINDOW_PLATEAU_LEFT 3
 
 /* Growth per call until the first loss (then halfway to the ceiling): the
  * link's rate over what the node received, within these; with no rate, the
@@ -127,8 +129,8 @@ bool window_sample_lossy(const struct window_sample *s)
  * token bucket delivered 2-3 Gbit/s whatever the window). So growth must pay:
  * if the call after a growth received less than WINDOW_GAIN_LEAST times what
  * the call before it did, the window goes back to what it was and stays
- * (a plateau), until the node receives less than half that (the round trip
- * or the load changed). True where the window stays for that reason. With no
+ * (a plateau), until the node receives less than half that WINDOW_PLATEAU_LEFT
+ * calls in a row (the round trip or the load changed). True where the window stays for that reason. With no
  * rate, loss alone decides (a veth's hosts are its wire).
  */
 static bool bought_nothing(struct window_ctl *c, double delivered)
@@ -141,11 +143,17 @@ static bool bought_nothing(struct window_ctl *c, double delivered)
 		c->reason = WINDOW_NO_GAIN;
 		return true;
 	}
-	if (c->plateau > 0 && delivered >= c->plateau / 2) {
-		c->reason = WINDOW_NO_GAIN;
-		return true;
+	if (c->plateau > 0) {
+		/* Three calls in a row at under half: the load or the round trip
+		 * changed (one slow call on a busy host is not that). */
+		c->slow_calls = delivered < c->plateau / 2 ? c->slow_calls + 1 : 0;
+		if (c->slow_calls < WINDOW_PLATEAU_LEFT) {
+			c->reason = WINDOW_NO_GAIN;
+			return true;
+		}
 	}
 	c->plateau = 0;
+	c->slow_calls = 0;
 	c->grew_from = c->window;	/* grow() moves it; kept only if it did */
 	c->gain_base = delivered;
 	return false;
@@ -177,22 +185,13 @@ unsigned long window_ctl_update(struct window_ctl *c, const struct window_sample
 	return c->window;
 }
 
-/* n bytes as "16 KiB" or "1.5 MiB". */
-static void bytes_text(unsigned long n, char *out, size_t len)
-{
-	if (n >= 1024ul * 1024)
-		snprintf(out, len, "%.3g MiB", (double)n / (1024.0 * 1024));
-	else
-		snprintf(out, len, "%.3g KiB", (double)n / 1024.0);
-}
-
 void window_ctl_describe(const struct window_ctl *c, char *out, size_t len)
 {
 	char w[24], ceiling[24] = "none", rate[32] = "unknown";
 
-	bytes_text(c->window, w, sizeof(w));
+	ibnet_a2a_bytes_text(c->window, w, sizeof(w));
 	if (c->ceiling)
-		bytes_text(c->ceiling, ceiling, sizeof(ceiling));
+		ibnet_a2a_bytes_text(c->ceiling, ceiling, sizeof(ceiling));
 	if (c->rate > 0)
 		snprintf(rate, sizeof(rate), "%.0f Mbit/s", c->rate * 8 / 1e6);
 	snprintf(out, len, "window %s after %lu paced call%s (%s); round trip %.3f ms, "

@@ -20,7 +20,7 @@
  *   - Where the rate is known, growth must pay: a growth after which the
  *     node received less than 1.25x as much is undone and the window stays
  *     (busy hosts, not the window, held the call back) until it receives
- *     less than half that.
+ *     less than half that three calls in a row.
  *   - Otherwise the window limited the call: it grows, until the first loss
  *     by the link's rate over what the node received (2x to 4x; 4x where
  *     the rate is unknown), then halfway to the ceiling while the ceiling is
@@ -88,6 +88,7 @@ struct window_ctl {
 	unsigned long grew_from;	/* the window before the last growth; 0: none */
 	double gain_base;	/* what the node received at grew_from, bytes/s */
 	double plateau;		/* received at the window kept for no gain; 0: none */
+	int slow_calls;		/* calls in a row since at under half the plateau */
 	bool fixed;		/* a fixed window: samples are kept, the window is not moved */
 	enum window_reason reason;
 };

@@ -196,6 +196,10 @@ int ibnet_a2a_link_mbit_parse(const char *value, unsigned long *mbit);
 #define IBNET_A2A_TALLY_WINDOW_RTT "round trip us"
 #define IBNET_A2A_TALLY_WINDOW_LOST "lost"
 
+/* n bytes as a person reads them ("16 KiB", "1.5 MiB"): the window in the
+ * report (alltoall/) and in the node's log line (spank-ibnet/ibnet_tally.c). */
+void ibnet_a2a_bytes_text(unsigned long n, char *out, size_t len);
+
 /* A new file PREFIX + 6 random characters in dir (mkstemp), to write; NULL if none. */
 FILE *ibnet_a2a_tally_open(const char *dir, const char *prefix);
 

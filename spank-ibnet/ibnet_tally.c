@@ -409,15 +409,6 @@ void ibnet_tally_describe(const struct ibnet_tally *tally, char *buf, size_t len
 	}
 }
 
-/* n bytes as a person reads them: "16 KiB", "4 MiB". */
-static void window_bytes(unsigned long n, char *out, size_t len)
-{
-	if (n >= 1024ul * 1024)
-		snprintf(out, len, "%.3g MiB", (double)n / (1024.0 * 1024));
-	else
-		snprintf(out, len, "%.3g KiB", (double)n / 1024.0);
-}
-
 void ibnet_tally_window(const struct ibnet_tally *t, char *buf, size_t len)
 {
 	unsigned long least = 0, most = 0, rtt = 0, lost = 0;
@@ -445,8 +436,8 @@ void ibnet_tally_window(const struct ibnet_tally *t, char *buf, size_t len)
 	}
 	if (!any)
 		return;
-	window_bytes(least, lo, sizeof(lo));
-	window_bytes(most, hi, sizeof(hi));
+	ibnet_a2a_bytes_text(least, lo, sizeof(lo));
+	ibnet_a2a_bytes_text(most, hi, sizeof(hi));
 	if (least == most)
 		snprintf(buf, len, "window reached %s (auto); least credit round trip %lu us; "
 			 "%lu call%s with loss", lo, rtt, lost, lost == 1 ? "" : "s");

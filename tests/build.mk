@@ -144,17 +144,17 @@ $(B)/tests/libhide-rto-min.so: tests/programs/hide_rto_min.c
 # The plugin's tally directory, made and collected as the plugin does (tests/unit/tally.bats).
 programs: $(B)/tests/tally_dir
 $(B)/tests/tally_dir: tests/programs/tally_dir.c $(SRC)/ibnet_tally.c $(SRC)/ibnet_tally.h \
-	    $(CONTRACT)/ibnet_a2a_settings.h
+	    $(CONTRACT)/ibnet_a2a_settings.h $(CONTRACT)/ibnet_a2a_settings.c
 	mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) $(DEFS) -O2 -I$(SRC) -I$(CONTRACT) -o $@ tests/programs/tally_dir.c \
-	    $(SRC)/ibnet_tally.c
+	    $(SRC)/ibnet_tally.c $(CONTRACT)/ibnet_a2a_settings.c
 # The window's controller with a fake clock and port (tests/unit/window.bats): no MPI.
 programs: $(B)/tests/window_ctl
 $(B)/tests/window_ctl: tests/programs/window_ctl.c $(A2A_SRC)/ibnet_a2a_window.c \
-	    $(A2A_SRC)/ibnet_a2a_window.h $(CONTRACT)/ibnet_a2a_settings.h
+	    $(A2A_SRC)/ibnet_a2a_window.h $(CONTRACT)/ibnet_a2a_settings.h $(CONTRACT)/ibnet_a2a_settings.c
 	mkdir -p $(B)/tests
-	$(CC) -std=gnu11 $(WARN) -O2 -I$(A2A_SRC) -I$(CONTRACT) -o $@ tests/programs/window_ctl.c \
-	    $(A2A_SRC)/ibnet_a2a_window.c
+	$(CC) -std=gnu11 $(WARN) $(DEFS) -O2 -I$(A2A_SRC) -I$(CONTRACT) -o $@ tests/programs/window_ctl.c \
+	    $(A2A_SRC)/ibnet_a2a_window.c $(CONTRACT)/ibnet_a2a_settings.c
 $(B)/tests/linda_standin: tests/programs/linda_standin.c
 	mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $<
