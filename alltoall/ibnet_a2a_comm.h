@@ -47,6 +47,9 @@ struct comm_info {
 	unsigned long agreed_fanin;	/* those of the call that began the last learning */
 	int learn_left;			/* paced calls still to agree after */
 	int relearned;			/* how often a new size began a learning */
+	int watched;			/* calls "within the window" since the last look */
+	unsigned long watch_retrans;	/* the node's retransmissions at the first of them */
+	unsigned long watch_bytes;	/* the bytes they made converge on the busiest port */
 };
 
 /*

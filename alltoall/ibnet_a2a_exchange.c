@@ -284,7 +284,7 @@ static unsigned long proc_net_counter(const char *file, const char *prefix, cons
  * errs on the careful side; the controller takes a call as lossy only past
  * a few per thousand segments (ibnet_a2a_window.c).
  */
-static unsigned long node_retransmits(void)
+unsigned long node_retransmits(void)
 {
 	unsigned long segs = proc_net_counter("/proc/self/net/snmp", "Tcp:", "RetransSegs");
 	unsigned long probes = proc_net_counter("/proc/self/net/netstat", "TcpExt:",

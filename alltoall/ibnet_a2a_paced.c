@@ -37,6 +37,15 @@ static int run_call(struct comm_info *ci, enum route route, const struct a2a_sid
 	return rc == MPI_SUCCESS ? rc : report_failure(comm, rc);
 }
 
+/* A call handed to the MPI's own, rc its code: one "within the window" is watched for loss. */
+static int unpaced_done(struct comm_info *ci, enum route route, MPI_Comm comm, int rc)
+{
+	if (route != WITHIN_WINDOW || rc != MPI_SUCCESS)
+		return rc;
+	rc = window_watch(ci);
+	return rc == MPI_SUCCESS ? rc : report_failure(comm, rc);
+}
+
 EXPORT int ibnet_a2a_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 			      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -49,7 +58,8 @@ EXPORT int ibnet_a2a_alltoall(const void *sendbuf, int sendcount, MPI_Datatype s
 	if ((rc = call_route(ALLTOALL, comm, &send, &recv, true, false, &route, &ci)))
 		return rc;
 	if (!paced(route))
-		return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+		return unpaced_done(ci, route, comm, PMPI_Alltoall(sendbuf, sendcount, sendtype,
+								   recvbuf, recvcount, recvtype, comm));
 	return run_call(ci, route, &send, &recv, comm);
 }
 
@@ -66,8 +76,9 @@ EXPORT int ibnet_a2a_alltoallv(const void *sendbuf, const int *sendcounts, const
 	if ((rc = call_route(ALLTOALLV, comm, &send, &recv, false, false, &route, &ci)))
 		return rc;
 	if (!paced(route))
-		return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-				      rdispls, recvtype, comm);
+		return unpaced_done(ci, route, comm,
+				    PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+						   recvcounts, rdispls, recvtype, comm));
 	return run_call(ci, route, &send, &recv, comm);
 }
 
@@ -85,8 +96,9 @@ EXPORT int ibnet_a2a_alltoallw(const void *sendbuf, const int *sendcounts, const
 	if ((rc = call_route(ALLTOALLW, comm, &send, &recv, false, false, &route, &ci)))
 		return rc;
 	if (!paced(route))
-		return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-				      rdispls, recvtypes, comm);
+		return unpaced_done(ci, route, comm,
+				    PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+						   recvcounts, rdispls, recvtypes, comm));
 	return run_call(ci, route, &send, &recv, comm);
 }
 
@@ -137,19 +149,20 @@ EXPORT int ibnet_a2a_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Da
 	if ((rc = call_route(ALLTOALL_C, comm, &send, &recv, true, wide, &route, &ci)))
 		return rc;
 	if (!paced(route))
-		return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-				       comm);
+		return unpaced_done(ci, route, comm,
+				    PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+						    recvtype, comm));
 	return run_call(ci, route, &send, &recv, comm);
 }
 
 static int vector_c(enum kind k, const void *sendbuf, const MPI_Count *sc, const MPI_Aint *sd,
 		    MPI_Datatype st, const MPI_Datatype *sts, void *recvbuf, const MPI_Count *rc_,
 		    const MPI_Aint *rd, MPI_Datatype rt, const MPI_Datatype *rts, MPI_Comm comm,
-		    enum route *route)
+		    enum route *route, struct comm_info **ci_out)
 {
 	int size = 0, *sci = NULL, *sdi = NULL, *rci = NULL, *rdi = NULL, rc;
 	bool in_place = sendbuf == MPI_IN_PLACE, ok;
-	struct comm_info *ci;
+	struct comm_info *ci = NULL;
 
 	PMPI_Comm_size(comm, &size);
 	ok = narrow(size, in_place ? NULL : sc, sd, &sci, &sdi);
@@ -167,6 +180,7 @@ static int vector_c(enum kind k, const void *sendbuf, const MPI_Count *sc, const
 			rc = run_call(ci, *route, &send, &recv, comm);
 	}
 	free(sci), free(sdi), free(rci), free(rdi);
+	*ci_out = ci;
 	return rc;
 }
 
@@ -176,13 +190,15 @@ EXPORT int ibnet_a2a_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts
 				 MPI_Datatype recvtype, MPI_Comm comm)
 {
 	enum route route = OFF;
+	struct comm_info *ci;
 	int rc = vector_c(ALLTOALLV_C, sendbuf, sendcounts, sdispls, sendtype, NULL, recvbuf,
-			  recvcounts, rdispls, recvtype, NULL, comm, &route);
+			  recvcounts, rdispls, recvtype, NULL, comm, &route, &ci);
 
 	if (rc != MPI_SUCCESS || paced(route))
 		return rc;
-	return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-				rdispls, recvtype, comm);
+	return unpaced_done(ci, route, comm,
+			    PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+					     recvcounts, rdispls, recvtype, comm));
 }
 
 EXPORT int ibnet_a2a_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
@@ -192,13 +208,16 @@ EXPORT int ibnet_a2a_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts
 				 MPI_Comm comm)
 {
 	enum route route = OFF;
+	struct comm_info *ci;
 	int rc = vector_c(ALLTOALLW_C, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes,
-			  recvbuf, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, &route);
+			  recvbuf, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, &route,
+			  &ci);
 
 	if (rc != MPI_SUCCESS || paced(route))
 		return rc;
-	return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-				rdispls, recvtypes, comm);
+	return unpaced_done(ci, route, comm,
+			    PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+					     recvcounts, rdispls, recvtypes, comm));
 }
 #endif
 

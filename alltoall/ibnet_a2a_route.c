@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "ibnet_a2a_exchange.h"
 #include "ibnet_a2a_layout.h"
 #include "ibnet_a2a_nodes.h"
 #include "ibnet_a2a_route.h"
@@ -31,6 +32,8 @@
 #define IBNET_A2A_LEARN_CALLS 16
 #define IBNET_A2A_RELEARN_MOST 8
 #define IBNET_A2A_AGREE_EVERY 64
+/* Calls "within the window" between two looks at the node's retransmissions. */
+#define IBNET_A2A_WATCH_CALLS 16
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -377,12 +380,29 @@ enum route nonblocking_route(void)
  * its port take unpaced, in one allreduce, and keep the last agreement.
  * The MIN is also what the port of the most careful node holds.
  */
-int window_agree(struct comm_info *ci)
+/* The allreduce of window_agree and window_watch (collective). */
+static int agree_now(struct comm_info *ci)
 {
 	unsigned long w[2];
 	bool learned = window_learned();
 	int rc;
 
+	/* Node to node, only the lanes receive: the other ranks' controllers
+	 * have nothing to say, and do not pull the least down. */
+	w[0] = learned ? window_now() : ULONG_MAX;
+	w[1] = learned ? window_proven() : ULONG_MAX;
+	rc = PMPI_Allreduce(MPI_IN_PLACE, w, 2, MPI_UNSIGNED_LONG, MPI_MIN, ci->priv);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	if (w[0] != ULONG_MAX)
+		ci->agreed_window = w[0];
+	if (w[1] != ULONG_MAX)
+		ci->agreed_proven = w[1];
+	return MPI_SUCCESS;
+}
+
+int window_agree(struct comm_info *ci)
+{
 	if (settings.window != IBNET_A2A_WINDOW_AUTO)
 		return MPI_SUCCESS;
 	/* Every rank counts the same paced calls of the same sizes: the routes
@@ -399,18 +419,37 @@ int window_agree(struct comm_info *ci)
 		ci->learn_left--;
 	else if (ci->paced_calls % IBNET_A2A_AGREE_EVERY)
 		return MPI_SUCCESS;
-	/* Node to node, only the lanes receive: the other ranks' controllers
-	 * have nothing to say, and do not pull the least down. */
-	w[0] = learned ? window_now() : ULONG_MAX;
-	w[1] = learned ? window_proven() : ULONG_MAX;
-	rc = PMPI_Allreduce(MPI_IN_PLACE, w, 2, MPI_UNSIGNED_LONG, MPI_MIN, ci->priv);
-	if (rc != MPI_SUCCESS)
-		return rc;
-	if (w[0] != ULONG_MAX)
-		ci->agreed_window = w[0];
-	if (w[1] != ULONG_MAX)
-		ci->agreed_proven = w[1];
-	return MPI_SUCCESS;
+	return agree_now(ci);
+}
+
+/*
+ * After a call that went to the MPI's own "within the window" (every rank
+ * alike): every IBNET_A2A_WATCH_CALLS such calls of the communicator, whether
+ * the node's retransmissions since the first of them show loss, by the same
+ * rule as a paced call's over the bytes they made converge. If so the
+ * controller hears it (no call goes unpaced any more: window_ctl_unpaced),
+ * and the ranks agree then, so the next calls are paced and seen. Two reads
+ * of a /proc file and one small allreduce per IBNET_A2A_WATCH_CALLS calls.
+ */
+int window_watch(struct comm_info *ci)
+{
+	struct window_sample s = { 0 };
+	unsigned long now;
+
+	if (!ci->watched++) {
+		ci->watch_retrans = node_retransmits();
+		ci->watch_bytes = 0;
+	}
+	ci->watch_bytes += ci->call_fanin;
+	if (ci->watched < IBNET_A2A_WATCH_CALLS)
+		return MPI_SUCCESS;
+	now = node_retransmits();
+	s.lost = now > ci->watch_retrans ? now - ci->watch_retrans : 0;
+	s.received = ci->watch_bytes;
+	ci->watched = 0;
+	if (window_sample_lossy(&s))
+		window_unpaced_loss();
+	return agree_now(ci);
 }
 
 void a2a_init(void)

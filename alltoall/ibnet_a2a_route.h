@@ -35,5 +35,8 @@ enum route nonblocking_route(void);
  * next calls' routes are taken from (collective, every rank alike).
  */
 int window_agree(struct comm_info *ci);
+/* After a call "within the window" (collective): now and then, whether such
+ * calls lose packets; if so, they are paced again. */
+int window_watch(struct comm_info *ci);
 
 #endif

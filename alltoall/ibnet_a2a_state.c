@@ -301,12 +301,16 @@ unsigned long window_proven(void)
 	unsigned long w;
 
 	pthread_mutex_lock(&window_lock);
-	/* Once any call lost packets, nothing unpaced: the MPI's own puts more
-	 * in flight at once than a paced call (its senders do not wait for the
-	 * phases), and its losses would come back as later calls' retransmissions. */
-	w = window_ctl.ceiling ? 0 : window_ctl.proven;
+	w = window_ctl_unpaced(&window_ctl);
 	pthread_mutex_unlock(&window_lock);
 	return w;
+}
+
+void window_unpaced_loss(void)
+{
+	pthread_mutex_lock(&window_lock);
+	window_ctl_unpaced_loss(&window_ctl);
+	pthread_mutex_unlock(&window_lock);
 }
 
 unsigned long window_learn(const struct window_sample *s)

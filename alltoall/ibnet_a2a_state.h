@@ -55,8 +55,10 @@ extern const struct ibnet_a2a_host *host;
  * communicator: one per process, since its node and port are the same.
  */
 unsigned long window_now(void);
-/* What the controller has seen the port take unpaced (struct window_ctl, proven). */
+/* What the controller has seen the port take unpaced (window_ctl_unpaced). */
 unsigned long window_proven(void);
+/* Calls that went to the MPI's own "within the window" lost packets. */
+void window_unpaced_loss(void);
 /* One paced call's sample in (ibnet_a2a_exchange.c); the next window out. */
 unsigned long window_learn(const struct window_sample *s);
 /* Whether this process has received in a paced call yet (its window learned anything). */

@@ -12,7 +12,7 @@
  *     received: a busy host retransmits a few without any port dropping,
  *     when ACKs wait for a CPU) sets the ceiling at the window it had: no
  *     later window reaches it. The window falls back to the largest one
- *     that lost nothing, else to half.
+ *     that lost nothing, else to half, never below the start (16 KiB).
  *   - A call that never filled the window leaves it: more would not be used.
  *   - A call that filled it while the node received at half the link's rate
  *     or more leaves it too: the wire was busy, more would only queue in the
@@ -30,9 +30,9 @@
  * 0 if one of them lost packets. A call whose bytes converging on a port
  * stay within it goes to the MPI's own (ibnet_a2a_route.c): three calls in
  * a row put as much in flight at once and lost nothing - as long as no call
- * has ever lost packets (ibnet_a2a_state.c, window_proven: on a port that
- * drops, the MPI's own puts more in flight than a paced call, measured on a
- * 10 Gbit/s port of 512 KB).
+ * has ever lost packets (window_ctl_unpaced: on a port that drops, the MPI's
+ * own puts more in flight than a paced call, measured on a 10 Gbit/s port of
+ * 512 KB).
  */
 #ifndef IBNET_A2A_WINDOW_H
 #define IBNET_A2A_WINDOW_H
@@ -85,6 +85,8 @@ struct window_ctl {
 	unsigned long recent[WINDOW_PROVEN_CALLS];	/* the last calls' peaks, 0: lost */
 	unsigned long proven;	/* the least of recent: in flight at once, lost nothing */
 	unsigned long calls, losses;
+	unsigned long least;	/* never below: the start (a fixed window: its own) */
+	bool unpaced_lost;	/* calls that went to the MPI's own lost packets */
 	unsigned long grew_from;	/* the window before the last growth; 0: none */
 	double gain_base;	/* what the node received at grew_from, bytes/s */
 	double plateau;		/* received at the window kept for no gain; 0: none */
@@ -102,6 +104,17 @@ void window_ctl_init(struct window_ctl *c, unsigned long start, unsigned long ca
 		     bool fixed);
 /* One call's sample in; the window for the next call out. */
 unsigned long window_ctl_update(struct window_ctl *c, const struct window_sample *s);
+/*
+ * What a call may put on the port unpaced: proven, as long as no call,
+ * paced or not, ever lost packets (0 then: on a port that drops, the MPI's
+ * own puts more in flight at once than a paced call whose window it did not
+ * fill - its senders do not wait for the phases - and its losses come back
+ * as later calls' retransmissions).
+ */
+unsigned long window_ctl_unpaced(const struct window_ctl *c);
+/* Calls that went to the MPI's own lost packets (ibnet_a2a_route.c, window_watch). */
+void window_ctl_unpaced_loss(struct window_ctl *c);
+
 /* One sentence: the window reached and why (round trip, rate, loss). */
 void window_ctl_describe(const struct window_ctl *c, char *out, size_t len);
 

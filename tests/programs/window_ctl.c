@@ -213,6 +213,39 @@ int main(void)
 		expect(c.reason == WINDOW_NO_GAIN, "stops because more bought nothing", p.name);
 		expect(w >= 2.5 * GBIT * 30e-6, "still covers what the hosts carry", p.name);
 	}
+	/* 10. Losses not of the window's making, every call (a closing socket's,
+	 * the MPI's own calls'): the window backs off, never below the start. */
+	{
+		struct port p = { "deep port, 50 retransmissions every call", 4.5 * GBIT, 64.0 * MiB,
+				  150e-6, 0.9, 3.0 * MiB, 0, 0 };
+		struct window_sample s;
+		unsigned long least = c.cap;
+		int i;
+
+		window_ctl_init(&c, 16 * KiB, 16 * MiB, 0, false);
+		for (i = 0; i < 12; i++) {
+			s = call_on(&p, c.window, p.round_trip);
+			s.lost = 50;
+			window_ctl_update(&c, &s);
+			if (c.window < least)
+				least = c.window;
+		}
+		expect(least == 16 * KiB && c.losses == 12, "never below 16 KiB", p.name);
+	}
+	/* 11. What goes unpaced: the port's proven level while nothing was ever
+	 * lost; nothing once calls that went to the MPI's own lost packets. */
+	{
+		struct port p = { "deep port, then the MPI's own calls lose", 4.5 * GBIT, 64.0 * MiB,
+				  150e-6, 0.9, 3.0 * MiB, 0, 0 };
+		unsigned long before;
+
+		window_ctl_init(&c, 16 * KiB, 16 * MiB, 0, false);
+		run(&p, &c, 10, 999, 0, &settled, &losses, &most, &most_after);
+		before = window_ctl_unpaced(&c);
+		window_ctl_unpaced_loss(&c);
+		expect(before >= 3 * MiB && window_ctl_unpaced(&c) == 0,
+		       "3 MiB unpaced before, nothing after", p.name);
+	}
 	/* 8. A busy host: two segments retransmitted every call on a deep port
 	 * (late ACKs, no drop): not loss; the window grows as on a quiet one. */
 	{

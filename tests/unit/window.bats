@@ -25,8 +25,10 @@ load ../helpers/common
 	assert_line 'ok: deep port, 2 spurious retransmissions a call: no loss counted, the window holds the whole call'
 	assert_line 'ok: 512 KB port, 10 Gbit/s, hosts that carry 2.5 Gbit/s: no loss, never past the port'
 	assert_line 'ok: 512 KB port, 10 Gbit/s, hosts that carry 2.5 Gbit/s: stops because more bought nothing'
+	assert_line 'ok: deep port, 50 retransmissions every call: never below 16 KiB'
+	assert_line "ok: deep port, then the MPI's own calls lose: 3 MiB unpaced before, nothing after"
 	assert_line 'all expectations held'
-	[ "$(grep -c '^ok: ' <<< "$output")" -eq 24 ]
+	[ "$(grep -c '^ok: ' <<< "$output")" -eq 26 ]
 }
 
 @test "the node's tally keeps the least and the most window of its processes, and sums their calls with loss" {
