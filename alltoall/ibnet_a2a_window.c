@@ -19,12 +19,17 @@ const char *const window_reason_text[WINDOW_REASONS] = {
 	[WINDOW_AT_CEILING] = "within 2x of the window that lost packets",
 	[WINDOW_AT_CAP] = "at alltoall_window_max",
 	[WINDOW_NO_GAIN] = "more window bought no more throughput",
+	[WINDOW_SAMPLING] = "too few calls at this window yet",
 };
 
 /* What a growth must buy: the next call receives this much more. */
 #define WINDOW_GAIN_LEAST 1.25
 /* Calls in a row at under half the plateau's rate that end it. */
 #define WINDOW_PLATEAU_LEFT 3
+/* Calls a window is judged by (where the rate is known): the best of them. */
+#define WINDOW_SAMPLES 3
+/* Calls whose losses add up at one window, at most. */
+#define WINDOW_LOSS_CALLS 16
 
 /* Growth per call until the first loss (then halfway to the ceiling): the
  * link's rate over what the node received, within these; with no rate, the
@@ -98,8 +103,8 @@ static void grow(struct window_ctl *c)
 		 */
 		double factor = c->rate > 0 ? WINDOW_GROWTH_LEAST : WINDOW_GROWTH_MOST, want;
 
-		if (c->rate > 0 && c->delivered > 0 && c->rate / c->delivered > factor)
-			factor = c->rate / c->delivered;
+		if (c->rate > 0 && c->gain_base > 0 && c->rate / c->gain_base > factor)
+			factor = c->rate / c->gain_base;
 		if (factor > WINDOW_GROWTH_MOST)
 			factor = WINDOW_GROWTH_MOST;
 		want = (double)c->window * factor;
@@ -153,10 +158,11 @@ bool window_sample_lossy(const struct window_sample *s)
  * calls in a row (the round trip or the load changed). True where the window stays for that reason. With no
  * rate, loss alone decides (a veth's hosts are its wire).
  */
-static bool bought_nothing(struct window_ctl *c, double delivered)
+static bool bought_nothing(struct window_ctl *c, double delivered, double best)
 {
 	if (c->rate <= 0)
 		return false;
+	/* The first call at a grown window against the best at the old one. */
 	if (c->grew_from && delivered < c->gain_base * WINDOW_GAIN_LEAST) {
 		c->window = c->grew_from;
 		c->plateau = c->gain_base;
@@ -175,13 +181,57 @@ static bool bought_nothing(struct window_ctl *c, double delivered)
 	c->plateau = 0;
 	c->slow_calls = 0;
 	c->grew_from = c->window;	/* grow() moves it; kept only if it did */
-	c->gain_base = delivered;
+	c->gain_base = best;
 	return false;
+}
+
+/*
+ * Whether the calls at this window lost packets: this call by itself, or
+ * the calls since the window last moved, together (at most
+ * WINDOW_LOSS_CALLS of them), by the same rule: a port that drops one
+ * segment every other call never shows 3 in one small call, and costs a
+ * retransmission timeout each time.
+ */
+static bool lossy_now(struct window_ctl *c, const struct window_sample *s)
+{
+	struct window_sample sum = { .lost = c->pending_lost + s->lost,
+				     .received = c->pending_received + s->received };
+
+	if (window_sample_lossy(s) || window_sample_lossy(&sum)) {
+		c->pending_lost = c->pending_received = 0;
+		c->pending_calls = 0;
+		return true;
+	}
+	if (++c->pending_calls >= WINDOW_LOSS_CALLS) {
+		c->pending_lost = c->pending_received = 0;
+		c->pending_calls = 0;
+	} else {
+		c->pending_lost = sum.lost;
+		c->pending_received = sum.received;
+	}
+	return false;
+}
+
+/* What the node received at this window: the best of its last calls (one
+ * slow call on a busy host says nothing of the link). */
+static double received_here(struct window_ctl *c, double delivered)
+{
+	double best = delivered;
+	int i;
+
+	c->here[c->here_n % WINDOW_SAMPLES] = delivered;
+	c->here_n++;
+	for (i = 0; i < WINDOW_SAMPLES && i < c->here_n; i++)
+		if (c->here[i] > best)
+			best = c->here[i];
+	return best;
 }
 
 unsigned long window_ctl_update(struct window_ctl *c, const struct window_sample *s)
 {
-	bool lossy = window_sample_lossy(s);
+	unsigned long before = c->window;
+	bool lossy = lossy_now(c, s);
+	double best = received_here(c, s->delivered);
 
 	c->calls++;
 	remember_peak(c, lossy ? 0 : s->peak);
@@ -196,12 +246,19 @@ unsigned long window_ctl_update(struct window_ctl *c, const struct window_sample
 		back_off(c);
 	else if (!s->filled)
 		c->reason = WINDOW_NOT_FILLED;
-	else if (c->rate > 0 && s->delivered >= c->rate / 2)
+	else if (c->rate > 0 && best >= c->rate / 2)
 		c->reason = WINDOW_WIRE_BUSY;
-	else if (!bought_nothing(c, s->delivered))
+	else if (c->rate > 0 && c->here_n < WINDOW_SAMPLES && !c->grew_from)
+		c->reason = WINDOW_SAMPLING;	/* too few calls at this window to judge */
+	else if (!bought_nothing(c, s->delivered, best))
 		grow(c);
 	if (c->reason != WINDOW_GREW)
 		c->grew_from = 0;
+	if (c->window != before) {	/* what was seen at the old window is not this one's */
+		c->here_n = 0;
+		c->pending_lost = c->pending_received = 0;
+		c->pending_calls = 0;
+	}
 	return c->window;
 }
 

@@ -10,13 +10,15 @@
  *   - A call that lost packets (the node's TCP retransmissions rose by at
  *     least WINDOW_LOSS_LEAST and 1 per WINDOW_LOSS_PER segments it
  *     received: a busy host retransmits a few without any port dropping,
- *     when ACKs wait for a CPU) sets the ceiling at the window it had: no
+ *     when ACKs wait for a CPU; or the calls at this window did, together)
+ *     sets the ceiling at the window it had: no
  *     later window reaches it. The window falls back to the largest one
  *     that lost nothing, else to half, never below the start (16 KiB).
  *   - A call that never filled the window leaves it: more would not be used.
  *   - A call that filled it while the node received at half the link's rate
- *     or more leaves it too: the wire was busy, more would only queue in the
- *     port (the window covers rate x round trip).
+ *     or more, in the best of the last 3 calls at this window, leaves it too:
+ *     the wire was busy, more would only queue in the port (the window covers
+ *     rate x round trip). With the rate known, a window is judged on 3 calls.
  *   - Where the rate is known, growth must pay: a growth after which the
  *     node received less than 1.25x as much is undone and the window stays
  *     (busy hosts, not the window, held the call back) until it receives
@@ -51,6 +53,7 @@ enum window_reason {
 	WINDOW_AT_CEILING,	/* within 2x of where loss began */
 	WINDOW_AT_CAP,		/* at alltoall_window_max */
 	WINDOW_NO_GAIN,		/* growing it bought no throughput: the hosts bound the call */
+	WINDOW_SAMPLING,	/* fewer than WINDOW_SAMPLES calls at this window (rate known) */
 	WINDOW_REASONS
 };
 extern const char *const window_reason_text[WINDOW_REASONS];
@@ -91,6 +94,10 @@ struct window_ctl {
 	double gain_base;	/* what the node received at grew_from, bytes/s */
 	double plateau;		/* received at the window kept for no gain; 0: none */
 	int slow_calls;		/* calls in a row since at under half the plateau */
+	double here[3];		/* what the node received in the last calls at this window */
+	int here_n;		/* calls at this window so far */
+	unsigned long pending_lost, pending_received;	/* this window's calls, added up */
+	int pending_calls;
 	bool fixed;		/* a fixed window: samples are kept, the window is not moved */
 	enum window_reason reason;
 };

@@ -73,7 +73,8 @@ def main():
                   f"{ratio('nodes', 'pairs')} |")
         print()
     names = {'default': 'nothing asked', 'nodes': '`--ordered-alltoall`, node to node',
-             'pairs': '`--ordered-alltoall`, pair by pair (the default up to 16 ranks per node)', 'floor': '`--tcp-rto-min`',
+             'pairs': '`--ordered-alltoall`, pair by pair (the default up to 16 ranks per node)',
+             'pairs16k': '`--ordered-alltoall`, pair by pair, the window fixed at 16 KiB', 'floor': '`--tcp-rto-min`',
              'both': '`--ordered-alltoall --tcp-rto-min`, pair by pair'}
     titles = {'qe': 'Quantum ESPRESSO `pw.x`', 'fft': 'mpi4py-fft, 128³ complex, 10 forward and backward'}
     for app, cells in apps.items():
@@ -84,7 +85,7 @@ def main():
         layouts = sorted({k[0] for k in cells}, key=layout_of)
         order = (('gige-fc', 'default'), ('gige-fc', 'pairs'), ('gige-fc', 'nodes'), ('gige-lossy', 'default'),
                  ('gige-lossy', 'floor'), ('gige-lossy', 'nodes'), ('gige-lossy', 'pairs'),
-                 ('gige-lossy', 'both'))
+                 ('gige-lossy', 'pairs16k'), ('gige-lossy', 'both'))
         for layout in layouts:
             for sw, v in order:
                 rs = cells.get((layout, sw, v))
@@ -110,6 +111,8 @@ def main():
                     ('fc pair by pair / fc nothing asked', ('gige-fc', 'pairs'), ('gige-fc', 'default')),
                     ('lossy pair by pair / fc nothing asked', ('gige-lossy', 'pairs'), ('gige-fc', 'default')),
                     ('lossy pair by pair / lossy nothing asked', ('gige-lossy', 'pairs'), ('gige-lossy', 'default')),
+                    ('lossy pair by pair, 16 KiB fixed / fc nothing asked', ('gige-lossy', 'pairs16k'), ('gige-fc', 'default')),
+                    ('lossy pair by pair / lossy pair by pair, 16 KiB fixed', ('gige-lossy', 'pairs'), ('gige-lossy', 'pairs16k')),
                     ('lossy node to node / lossy pair by pair', ('gige-lossy', 'nodes'), ('gige-lossy', 'pairs')),
                     ('lossy `--tcp-rto-min` / fc nothing asked', ('gige-lossy', 'floor'), ('gige-fc', 'default')),
                     ('lossy pair by pair with the floor / fc nothing asked', ('gige-lossy', 'both'), ('gige-fc', 'default')),

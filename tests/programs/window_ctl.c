@@ -159,7 +159,7 @@ int main(void)
 		w = run(&p, &c, 20, 999, 0, &settled, &losses, &most, &most_after);
 		expect(losses == 0, "no call lost packets", p.name);
 		expect(w >= 1 * GBIT * 300e-6, "covers rate x round trip", p.name);
-		expect(settled <= 2, "within 2 calls", p.name);
+		expect(settled <= 4, "within 4 calls (3 judge the start)", p.name);
 		expect(c.reason == WINDOW_WIRE_BUSY, "stops because the wire is busy", p.name);
 	}
 	/* 5. The test cluster's lossy switch: 100 Mbit/s, 24 KB, rate told. The
@@ -245,6 +245,32 @@ int main(void)
 		window_ctl_unpaced_loss(&c);
 		expect(before >= 3 * MiB && window_ctl_unpaced(&c) == 0,
 		       "3 MiB unpaced before, nothing after", p.name);
+	}
+	/* 12. The test cluster's 24 KB port at 100 Mbit/s under Quantum ESPRESSO on
+	 * 2 cores: one call in four is slow (the host, not the link: 20% of the
+	 * rate), and the port drops a segment every other call even at 16 KiB.
+	 * The window must stay at 16 KiB: a slow call is no reason to grow, and
+	 * the drops, a few per call, add up to loss. */
+	{
+		struct port p = { "24 KB port, 100 Mbit/s, a slow call in four, a drop every other call",
+				  100 * MBIT, 24e3, 500e-6, 0.9, 77.0 * KiB, 100 * MBIT, 0 };
+		struct window_sample s;
+		unsigned long most_w = 0;
+		int i;
+
+		window_ctl_init(&c, 16 * KiB, 16 * MiB, p.told_rate, false);
+		for (i = 0; i < 40; i++) {
+			s = call_on(&p, c.window, p.round_trip);
+			if (i % 4 == 3)
+				s.delivered = 0.2 * 100 * MBIT;
+			s.lost = i % 2;
+			window_ctl_update(&c, &s);
+			if (c.window > most_w)
+				most_w = c.window;
+		}
+		expect(most_w == 16 * KiB, "never above 16 KiB", p.name);
+		expect(c.losses >= 1 && c.ceiling == 16 * KiB, "the drops add up to loss at 16 KiB",
+		       p.name);
 	}
 	/* 8. A busy host: two segments retransmitted every call on a deep port
 	 * (late ACKs, no drop): not loss; the window grows as on a quiet one. */

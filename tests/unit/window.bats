@@ -27,8 +27,10 @@ load ../helpers/common
 	assert_line 'ok: 512 KB port, 10 Gbit/s, hosts that carry 2.5 Gbit/s: stops because more bought nothing'
 	assert_line 'ok: deep port, 50 retransmissions every call: never below 16 KiB'
 	assert_line "ok: deep port, then the MPI's own calls lose: 3 MiB unpaced before, nothing after"
+	assert_line 'ok: 24 KB port, 100 Mbit/s, a slow call in four, a drop every other call: never above 16 KiB'
+	assert_line 'ok: 24 KB port, 100 Mbit/s, a slow call in four, a drop every other call: the drops add up to loss at 16 KiB'
 	assert_line 'all expectations held'
-	[ "$(grep -c '^ok: ' <<< "$output")" -eq 26 ]
+	[ "$(grep -c '^ok: ' <<< "$output")" -eq 28 ]
 }
 
 @test "the node's tally keeps the least and the most window of its processes, and sums their calls with loss" {
