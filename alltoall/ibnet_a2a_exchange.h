@@ -17,8 +17,8 @@ int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 		   int sharers);
 
 /*
- * The TCP segments this node has retransmitted for loss (its network
- * namespace's RetransSegs less TCPLossProbes), 0 if unreadable.
+ * The TCP segments this node has retransmitted (its network namespace's
+ * RetransSegs), 0 if unreadable.
  */
 unsigned long node_retransmits(void);
 
