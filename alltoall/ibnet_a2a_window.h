@@ -26,7 +26,7 @@
  *   - Otherwise the window limited the call: it grows, until the first loss
  *     by the link's rate over what the node received (2x to 4x; 4x where
  *     the rate is unknown), then halfway to the ceiling while the ceiling is
- *     more than 2x the window. Never past the cap (alltoall_window_max).
+ *     more than 4x the window. Never past the cap (alltoall_window_max).
  * Beside the window it keeps what a call may put on the port unpaced
  * (proven): the least peak in flight of the last WINDOW_PROVEN_CALLS calls,
  * 0 if one of them lost packets. A call whose bytes converging on a port
@@ -50,7 +50,7 @@ enum window_reason {
 	WINDOW_NOT_FILLED,	/* the calls never filled it */
 	WINDOW_WIRE_BUSY,	/* filled, but the link was at half its rate or more */
 	WINDOW_LOSS,		/* packets lost: backed off, the ceiling set */
-	WINDOW_AT_CEILING,	/* within 2x of where loss began */
+	WINDOW_AT_CEILING,	/* within 4x of where loss began */
 	WINDOW_AT_CAP,		/* at alltoall_window_max */
 	WINDOW_NO_GAIN,		/* growing it bought no throughput: the hosts bound the call */
 	WINDOW_SAMPLING,	/* fewer than WINDOW_SAMPLES calls at this window (rate known) */
