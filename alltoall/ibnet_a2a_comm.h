@@ -45,7 +45,7 @@ struct comm_info {
 	unsigned long paced_calls;	/* with auto: this communicator's paced calls so far */
 	unsigned long call_fanin;	/* the call's bytes converging on the busiest port */
 	unsigned long agreed_fanin;	/* those of the call that began the last learning */
-	int learn_left;			/* paced calls still to agree after */
+	int learn_age;			/* paced calls since this size began a learning */
 	int relearned;			/* how often a new size began a learning */
 	int watched;			/* calls "within the window" since the last look */
 	unsigned long watch_retrans;	/* the node's retransmissions at the first of them */

@@ -26,8 +26,6 @@ const char *const window_reason_text[WINDOW_REASONS] = {
 #define WINDOW_GAIN_LEAST 1.25
 /* Calls in a row at under half the plateau's rate that end it. */
 #define WINDOW_PLATEAU_LEFT 3
-/* Calls a window is judged by (where the rate is known): the best of them. */
-#define WINDOW_SAMPLES 3
 /* Calls whose losses add up at one window, at most. */
 #define WINDOW_LOSS_CALLS 16
 

@@ -11,9 +11,9 @@
  *     least WINDOW_LOSS_LEAST and 1 per WINDOW_LOSS_PER segments it
  *     received: a busy host retransmits a few without any port dropping,
  *     when ACKs wait for a CPU; or the calls at this window did, together)
- *     sets the ceiling at the window it had: no
- *     later window reaches it. The window falls back to the largest one
- *     that lost nothing, else to half, never below the start (16 KiB).
+ *     sets the ceiling at the window it had: no later window reaches it.
+ *     The window falls back to the largest one that lost nothing, else to
+ *     half, never below the start (16 KiB).
  *   - A call that never filled the window leaves it: more would not be used.
  *   - A call that filled it while the node received at half the link's rate
  *     or more, in the best of the last 3 calls at this window, leaves it too:
@@ -70,6 +70,8 @@ struct window_sample {
 };
 
 #define WINDOW_PROVEN_CALLS 3
+/* Calls a window is judged by where the link's rate is known: the best of them. */
+#define WINDOW_SAMPLES 3
 #define WINDOW_LOSS_LEAST 3
 #define WINDOW_LOSS_PER 1000	/* segments received per one retransmitted */
 #define WINDOW_SEGMENT 1448	/* bytes in a segment (Ethernet's MTU less headers) */
@@ -94,7 +96,7 @@ struct window_ctl {
 	double gain_base;	/* what the node received at grew_from, bytes/s */
 	double plateau;		/* received at the window kept for no gain; 0: none */
 	int slow_calls;		/* calls in a row since at under half the plateau */
-	double here[3];		/* what the node received in the last calls at this window */
+	double here[WINDOW_SAMPLES];	/* what the node received in the last calls here */
 	int here_n;		/* calls at this window so far */
 	unsigned long pending_lost, pending_received;	/* this window's calls, added up */
 	int pending_calls;

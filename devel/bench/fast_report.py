@@ -35,9 +35,11 @@ def main():
         if key not in cells:
             order.append(key)
         cells[key][r["variant"]][r["round"]] = r
+    fixed = any("ordered16k" in cells[k] for k in cells)
     print("| switch | layout | per pair | nothing asked | `--ordered-alltoall` | ratio (least-most) "
-          "| drops: nothing asked / ordered | ordered / bound | paced, within the window | window reached |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| drops: nothing asked / ordered | ordered / bound | paced, within the window | window reached |"
+          + (" 16 KiB fixed | auto / 16 KiB fixed | drops, 16 KiB fixed |" if fixed else ""))
+    print("|---|---|---|---|---|---|---|---|---|---|" + ("---|---|---|" if fixed else ""))
     for key in order:
         sw, layout, size = key
         d, o = cells[key].get("default", {}), cells[key].get("ordered", {})
@@ -57,10 +59,22 @@ def main():
         drops_o = "/".join(o[x]["drops"] for x in both)
         paced = "/".join("%s, %s" % (o[x]["paced"], o[x]["within"]) for x in both)
         window = "/".join(o[x]["window"] or "-" for x in both)
-        print("| %s | %s | %s | %.2f ms | %.2f ms | **%.2fx** (%.2f-%.2f) | %s / %s | %s | %s | %s |" % (
+        extra = ""
+        f16 = cells[key].get("ordered16k", {})
+        if fixed and f16:
+            common = sorted(set(o) & set(f16))
+            tf = [float(f16[x]["median_s"]) for x in common]
+            rf = [float(o[x]["median_s"]) / float(f16[x]["median_s"]) for x in common
+                  if float(f16[x]["median_s"]) > 0]
+            extra = " %.2f ms | **%.2fx** (%.2f-%.2f) | %s |" % (
+                statistics.median(tf) * 1e3, statistics.median(rf), min(rf), max(rf),
+                "/".join(f16[x]["drops"] for x in common))
+        elif fixed:
+            extra = " - | - | - |"
+        print("| %s | %s | %s | %.2f ms | %.2f ms | **%.2fx** (%.2f-%.2f) | %s / %s | %s | %s | %s |%s" % (
             sw, layout, size_text(size), statistics.median(td) * 1e3, statistics.median(to) * 1e3,
             statistics.median(ratios), min(ratios), max(ratios), drops_d, drops_o, bound or "-",
-            paced, window))
+            paced, window, extra))
     print()
     print("Drops and the library's counts are per job (each job runs every size, so its "
           "drops and calls are the job's whole), one figure per round. The window is rank 0's "
