@@ -448,7 +448,7 @@ void ibnet_tally_window(const struct ibnet_tally *t, char *buf, size_t len)
 
 void ibnet_tally_log_line(const struct ibnet_tally *t, const char *path, char *buf, size_t len)
 {
-	char sum[1024], window[200];
+	char sum[1024];
 	size_t n;
 
 	if (!len)
@@ -457,9 +457,6 @@ void ibnet_tally_log_line(const struct ibnet_tally *t, const char *path, char *b
 		ibnet_tally_describe(t, sum, sizeof(sum));
 		n = (size_t)snprintf(buf, len, "all-to-all calls of %u process%s: %s", t->files,
 				     t->files == 1 ? "" : "es", sum);
-		ibnet_tally_window(t, window, sizeof(window));
-		if (window[0] && n < len)
-			n += (size_t)snprintf(buf + n, len - n, "; %s", window);
 	} else {
 		n = (size_t)snprintf(buf, len, "no process reported its all-to-all calls (a "
 				     "program that does not load the job preload leaves none: a "

@@ -104,9 +104,10 @@ int ibnet_tally_collect(struct ibnet_tally *t, const struct ibnet_tally_dir *d, 
 void ibnet_tally_describe(const struct ibnet_tally *t, char *buf, size_t len);
 
 /*
- * The window's rows (alltoall_window=auto), as one clause: "window reached
- * 64 KiB to 4 MiB (auto); least credit round trip 120 us; 1 call with
- * loss". Empty when no process wrote them.
+ * The window's rows (alltoall_window=auto), as the node's second line for a
+ * paced step (after ibnet_tally_log_line's): "window reached 64 KiB to 4 MiB
+ * (auto); least credit round trip 120 us; 1 call with loss". Empty when no
+ * process wrote them.
  */
 void ibnet_tally_window(const struct ibnet_tally *t, char *buf, size_t len);
 

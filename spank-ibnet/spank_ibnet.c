@@ -495,6 +495,10 @@ static void log_tally(spank_t sp)
 	if (step.job.alltoall == IBNET_ALLTOALL_PACED) {
 		ibnet_tally_log_line(&tally, tally_dir.path, line, sizeof(line));
 		LOG_CAPPED(slurm_info, IBNET_PREFIX "%s: %s", name, line);
+		/* alltoall_window=auto: the window the node's processes reached. */
+		ibnet_tally_window(&tally, line, sizeof(line));
+		if (line[0])
+			LOG_CAPPED(slurm_info, IBNET_PREFIX "%s: %s", name, line);
 	}
 	tally_dir.path[0] = '\0';
 }

@@ -115,6 +115,14 @@ JOB
 		echo "node c1-$n"
 		assert_success
 	done
+	# And a second line: the window its processes reached (alltoall_window=auto,
+	# the default since issue 40).
+	for n in $(cat "$IBNET_CLUSTER_DIR/nodes"); do
+		run grep -E "spank-ibnet: job $jid (batch step|step [0-9]+) on c1-$n: window reached [0-9.]+ [KM]iB( to [0-9.]+ [KM]iB)? \(auto\); least credit round trip [0-9]+ us; [0-9]+ calls? with loss\$" \
+			"$IBNET_CLUSTER_DIR/log/slurmd-c1-$n.log"
+		echo "node c1-$n: window"
+		assert_success
+	done
 	# A directory the job names itself is its own: kept, filled, not removed.
 	mkdir "$BATS_TEST_TMPDIR/mine"
 	jid=$(SLURM_IBNET_ALLTOALL_THRESHOLD=0 SLURM_IBNET_ALLTOALL_TALLY=$BATS_TEST_TMPDIR/mine \
