@@ -168,7 +168,8 @@ def scheme_section(lines):
         ("several CPUs per node", "a variant in which each node receives from one other node per phase",
          "node-aware from `MPI_Comm_split_type(SHARED)`; same-node pairs through shared memory, all at once"),
         ("flow control", "none (the switch's 802.3x, as in Tanaka's Beowulf cluster, NIFS 2004, where it has it)",
-         "receiver-granted credits: at most `alltoall_window` (16 KiB) in flight towards a node's port"),
+         "receiver-granted credits: at most `alltoall_window` in flight towards a node's port (`auto`, "
+         "the default: sized per node from each call, from 16 KiB; `docs/bench/fast-links.md`)"),
         ("small messages", "slower than `MPI_Alltoall` (the barriers)", "below `alltoall_threshold` the MPI's own all-to-all"),
         ("how a job gets it", "link the routine into the application", "`--ordered-alltoall`: a preload, any MPI, C and Fortran"),
     ):
