@@ -11,9 +11,9 @@
  *     least WINDOW_LOSS_LEAST and 1 per WINDOW_LOSS_PER segments it
  *     received: a busy host retransmits a few without any port dropping,
  *     when ACKs wait for a CPU; or the calls at this window did, together)
- *     sets the ceiling at the window it had: no later window reaches it.
- *     The window falls back to the largest one that lost nothing, else to
- *     half, never below the start (16 KiB).
+ *     sets the ceiling at the window it had: no later window reaches it,
+ *     but for the start (16 KiB), below which it never falls: the window
+ *     falls back to the largest one that lost nothing, else to half.
  *   - A call that never filled the window leaves it: more would not be used.
  *   - A call that filled it while the node received at half the link's rate
  *     or more, in the best of the last 3 calls at this window, leaves it too:
