@@ -63,6 +63,7 @@ void report_shared_window(int concurrent, int job_ranks, int comm_ranks)
 
 static void print_report(void)
 {
+	struct window_ctl w;
 	char line[512];
 	int k, r, n;
 
@@ -92,9 +93,10 @@ static void print_report(void)
 			say(line);
 		}
 	}
-	if (window_describe(line, sizeof(line))) {
+	if (window_state(&w)) {
 		char said[600];
 
+		window_ctl_describe(&w, line, sizeof(line));
 		snprintf(said, sizeof(said), "rank %d: %s", world_rank, line);
 		say(said);
 	}

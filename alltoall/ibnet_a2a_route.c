@@ -382,14 +382,15 @@ enum route nonblocking_route(void)
 /* The allreduce of window_agree and window_watch (collective). */
 static int agree_now(struct comm_info *ci)
 {
+	struct window_ctl ctl;
 	unsigned long w[2];
-	bool learned = window_learned();
+	bool learned = window_state(&ctl);
 	int rc;
 
 	/* Node to node, only the lanes receive: the other ranks' controllers
 	 * have nothing to say, and do not pull the least down. */
-	w[0] = learned ? window_now() : ULONG_MAX;
-	w[1] = learned ? window_proven() : ULONG_MAX;
+	w[0] = learned ? ctl.window : ULONG_MAX;
+	w[1] = learned ? window_ctl_unpaced(&ctl) : ULONG_MAX;
 	rc = PMPI_Allreduce(MPI_IN_PLACE, w, 2, MPI_UNSIGNED_LONG, MPI_MIN, ci->priv);
 	if (rc != MPI_SUCCESS)
 		return rc;

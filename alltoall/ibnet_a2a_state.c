@@ -296,16 +296,6 @@ unsigned long window_now(void)
 	return w;
 }
 
-unsigned long window_proven(void)
-{
-	unsigned long w;
-
-	pthread_mutex_lock(&window_lock);
-	w = window_ctl_unpaced(&window_ctl);
-	pthread_mutex_unlock(&window_lock);
-	return w;
-}
-
 void window_unpaced_loss(void)
 {
 	pthread_mutex_lock(&window_lock);
@@ -323,34 +313,12 @@ unsigned long window_learn(const struct window_sample *s)
 	return w;
 }
 
-bool window_learned(void)
-{
-	bool any;
-
-	pthread_mutex_lock(&window_lock);
-	any = window_ctl.calls > 0;
-	pthread_mutex_unlock(&window_lock);
-	return any;
-}
-
 bool window_state(struct window_ctl *copy)
 {
 	pthread_mutex_lock(&window_lock);
 	*copy = window_ctl;
 	pthread_mutex_unlock(&window_lock);
 	return copy->calls > 0;
-}
-
-bool window_describe(char *out, size_t len)
-{
-	bool any;
-
-	pthread_mutex_lock(&window_lock);
-	any = window_ctl.calls > 0;
-	if (any)
-		window_ctl_describe(&window_ctl, out, len);
-	pthread_mutex_unlock(&window_lock);
-	return any;
 }
 
 /*

@@ -55,18 +55,13 @@ extern const struct ibnet_a2a_host *host;
  * communicator: one per process, since its node and port are the same.
  */
 unsigned long window_now(void);
-/* What the controller has seen the port take unpaced (window_ctl_unpaced). */
-unsigned long window_proven(void);
 /* Calls that went to the MPI's own "within the window" lost packets. */
 void window_unpaced_loss(void);
 /* One paced call's sample in (ibnet_a2a_exchange.c); the next window out. */
 unsigned long window_learn(const struct window_sample *s);
-/* Whether this process has received in a paced call yet (its window learned anything). */
-bool window_learned(void);
-/* A copy of the controller, for the tally; false: no paced call yet. */
+/* A copy of the controller (for the agreement, the report, the tally); false:
+ * this process has not received in a paced call yet, its window learned nothing. */
 bool window_state(struct window_ctl *copy);
-/* The window's sentence for the report; false: no paced call yet. */
-bool window_describe(char *out, size_t len);
 
 /* Read the settings and the test hooks from the environment (once). */
 void a2a_read_settings(void);
