@@ -30,6 +30,8 @@ struct comm_info {
 	struct node_stage *stage;	/* ibnet_a2a_nodes.c's, made on its first call */
 	int stage_ready;		/* 0 not yet, 1 made on every node, -1 failed on one */
 	unsigned long stage_cap;	/* bytes each node's segments hold (every rank alike) */
+	unsigned long stage_short_at;	/* a node's /dev/shm could not hold this bound (0: none) */
+	int stage_small;		/* node calls in a row within a quarter of stage_cap */
 	/*
 	 * The window every rank of the communicator takes its routes from
 	 * (ibnet_a2a_route.c): the fixed setting, or with alltoall_window=auto
@@ -62,6 +64,9 @@ struct comm_info {
 /* The most grants a receiver has outstanding at once (small blocks). */
 #define IBNET_A2A_GRANTS_MAX 64
 #define IBNET_A2A_STAGE_MAX (512ul * 1024 * 1024)
+/* Node calls in a row that use a quarter of the segments or less before
+ * they shrink to twice the calls' size (and give the rest back). */
+#define IBNET_A2A_STAGE_SHRINK_CALLS 64
 /*
  * The smallest chunk a receiver grants (ibnet_a2a_exchange.c): a round trip
  * per smaller piece would cost more than it paces. So pair by pair, a node

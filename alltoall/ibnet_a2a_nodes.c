@@ -41,11 +41,14 @@
  * a sender answers only two phases at a time). Node to node adds two
  * copies of every byte and two or three node barriers per call.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "ibnet_a2a_exchange.h"
@@ -64,45 +67,138 @@ struct node_stage {
 };
 
 /*
+ * How a node's segment came out: made and its pages reserved; short of
+ * /dev/shm (node to node takes at most half of what is free there, and the
+ * pages must be reserved before they are used: on tmpfs ftruncate reserves
+ * nothing, and a copy into a page that cannot be had is a SIGBUS); or failed
+ * otherwise. Ordered: a node's outcome is the least of its ranks'.
+ */
+enum segment_outcome { SEGMENT_FAILED, SEGMENT_SHORT, SEGMENT_MADE };
+
+/* Where glibc's shm_open makes its files; its free space is the budget. */
+#define SHM_DIR "/dev/shm"
+
+/*
+ * The leader's check of the budget: true when bytes fit in half of what
+ * /dev/shm has free (the other half is left to the MPI's own shared memory,
+ * to other communicators and to the node's other jobs). Says why not.
+ */
+static bool shm_budget_allows(size_t bytes)
+{
+	struct statvfs fs;
+	unsigned long long free_bytes;
+	char need[32], have[32], line[320];
+
+	if (statvfs(SHM_DIR, &fs) != 0)
+		return true;	/* no /dev/shm to ask: posix_fallocate still guards */
+	free_bytes = (unsigned long long)fs.f_bavail * fs.f_frsize;
+	if (bytes <= free_bytes / 2)
+		return true;
+	ibnet_a2a_bytes_text(bytes, need, sizeof(need));
+	ibnet_a2a_bytes_text((unsigned long)free_bytes, have, sizeof(have));
+	snprintf(line, sizeof(line), "node to node needs a shared segment of %s on this node, "
+		 "but " SHM_DIR " has %s free and node to node takes at most half of it: "
+		 "these calls go pair by pair", need, have);
+	say(line);
+	return false;
+}
+
+/*
+ * A name for a node's segment that no other user can guess (a name taken
+ * first by anyone else would turn node to node off): the leader's pid and
+ * 64 random bits. False when the kernel gives no random bits.
+ */
+static bool segment_name(char *name, size_t len)
+{
+	unsigned long long r;
+
+	if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return false;
+	snprintf(name, len, "/ibnet-a2a.%ld.%016llx", (long)getpid(), r);
+	return true;
+}
+
+/*
+ * The leader makes the segment: its name, and its pages reserved. The file
+ * descriptor, or -1 with *outcome saying why.
+ */
+static int segment_make(size_t bytes, char *name, size_t len, enum segment_outcome *outcome)
+{
+	char need[32], line[320];
+	int fd = -1, tries, err;
+
+	*outcome = SEGMENT_FAILED;
+	if (!shm_budget_allows(bytes)) {
+		*outcome = SEGMENT_SHORT;
+		return -1;
+	}
+	for (tries = 0; fd < 0 && tries < 4; tries++) {
+		if (!segment_name(name, len))
+			return -1;
+		fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);	/* EEXIST: another name */
+	}
+	if (fd < 0)
+		return -1;
+	err = ftruncate(fd, (off_t)bytes) != 0 ? errno : posix_fallocate(fd, 0, (off_t)bytes);
+	if (err == 0) {
+		*outcome = SEGMENT_MADE;
+		return fd;
+	}
+	if (err == ENOSPC) {
+		ibnet_a2a_bytes_text(bytes, need, sizeof(need));
+		snprintf(line, sizeof(line), "node to node could not reserve a shared segment of "
+			 "%s in " SHM_DIR " on this node (%s): these calls go pair by pair", need,
+			 strerror(err));
+		say(line);
+		*outcome = SEGMENT_SHORT;
+	}
+	close(fd);
+	shm_unlink(name);
+	return -1;
+}
+
+/*
  * A shared segment of bytes for the ranks of node (collective over it):
  * made by its first rank, mapped by every rank, its name unlinked before
  * this returns, so nothing outlives the processes however they end. NULL
  * on every rank of node if any could not map it (or could not take part:
- * can false).
+ * can false), with *outcome the same on every rank of node.
  */
-static void *node_segment(MPI_Comm node, size_t bytes, bool can)
+static void *node_segment(MPI_Comm node, size_t bytes, bool can, enum segment_outcome *outcome)
 {
-	static unsigned long made;
-	char name[64] = "";
+	/* The name, or "" and the leader's outcome after it. */
+	char msg[64] = "";
 	void *p = MAP_FAILED;
-	int lrank = 0, fd = -1, ok, rc, tries;
+	int lrank = 0, fd = -1, mine, rc;
+	enum segment_outcome made = SEGMENT_FAILED;
 
 	PMPI_Comm_rank(node, &lrank);
-	for (tries = 0; lrank == 0 && can && fd < 0 && tries < 8; tries++) {
-		snprintf(name, sizeof(name), "/ibnet-a2a.%ld.%lu", (long)getpid(),
-			 __atomic_fetch_add(&made, 1, __ATOMIC_RELAXED));
-		fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);	/* EEXIST: the next name */
+	if (lrank == 0 && can)
+		fd = segment_make(bytes, msg, sizeof(msg), &made);
+	if (lrank == 0 && fd < 0) {
+		msg[0] = '\0';
+		msg[1] = (char)made;
 	}
-	if (lrank == 0 && fd >= 0 && ftruncate(fd, (off_t)bytes) != 0) {
-		close(fd), fd = -1;
-		shm_unlink(name);
-	}
-	if (lrank == 0 && fd < 0)
-		name[0] = '\0';
-	rc = PMPI_Bcast(name, sizeof(name), MPI_CHAR, 0, node);
-	if (rc == MPI_SUCCESS && name[0] && can) {
+	rc = PMPI_Bcast(msg, sizeof(msg), MPI_CHAR, 0, node);
+	if (rc == MPI_SUCCESS && msg[0] && can) {
 		if (lrank != 0)
-			fd = shm_open(name, O_RDWR, 0);
+			fd = shm_open(msg, O_RDWR, 0);
 		if (fd >= 0)
 			p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	}
 	if (fd >= 0)
 		close(fd);
-	ok = rc == MPI_SUCCESS && p != MAP_FAILED;
-	rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node);
-	if (lrank == 0 && name[0])
-		shm_unlink(name);	/* every rank has it open, or has given up */
-	if (rc != MPI_SUCCESS || !ok) {
+	if (rc == MPI_SUCCESS && p != MAP_FAILED)
+		mine = SEGMENT_MADE;
+	else if (rc == MPI_SUCCESS && !msg[0] && msg[1] == (char)SEGMENT_SHORT)
+		mine = SEGMENT_SHORT;
+	else
+		mine = SEGMENT_FAILED;
+	rc = PMPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_INT, MPI_MIN, node);
+	if (lrank == 0 && msg[0])
+		shm_unlink(msg);	/* every rank has it open, or has given up */
+	*outcome = rc == MPI_SUCCESS ? (enum segment_outcome)mine : SEGMENT_FAILED;
+	if (*outcome != SEGMENT_MADE) {
 		if (p != MAP_FAILED)
 			munmap(p, bytes);
 		return NULL;
@@ -135,27 +231,56 @@ static int lanes_of(const struct comm_info *ci)
 }
 
 /*
- * Make the node state, or grow its segments to hold bound bytes each:
- * collective over priv, on a call every rank routes PACED_NODES alike. What
- * decides is the same on every rank (ci->stage_ready and stage_cap change
- * only here, after the allreduce, and bound is the same everywhere), so
- * every rank takes the same branch: a rank that skipped the allreduce while
- * another waited in it would hang both. *ready false on every rank when any
- * node could not; then this communicator never goes node to node again (its
- * calls are handed over, counted as out of memory). A failed MPI call's
- * code otherwise.
+ * Make the node state, or grow its segments to hold bound bytes each, or
+ * shrink them: collective over priv, on a call every rank routes
+ * PACED_NODES alike. What decides is the same on every rank (the ci->stage_*
+ * fields change only here, after the allreduce, and bound is the same
+ * everywhere), so every rank takes the same branch: a rank that skipped the
+ * allreduce while another waited in it would hang both. *ready, on every
+ * rank alike:
+ *   NODES_READY    the segments hold the call;
+ *   NODES_SHORT    a node's /dev/shm could not hold them: this call, and
+ *                  later ones as large, go pair by pair (the segments the
+ *                  communicator had stay as they were);
+ *   NODES_FAILED   a node could not for want of memory: this communicator
+ *                  never goes node to node again (its calls are handed
+ *                  over, counted as out of memory).
+ * A failed MPI call's code otherwise.
  */
-int nodes_ready(struct comm_info *ci, unsigned long bound, bool *ready)
+int nodes_ready(struct comm_info *ci, unsigned long bound, enum nodes_ready *ready)
 {
 	struct node_stage *st = ci->stage;
+	enum segment_outcome outcome = SEGMENT_MADE;
 	unsigned long cap;
+	char *data = NULL;
+	size_t half = 0;
+	bool shrinking;
 	int ok, rc;
 
-	*ready = ci->stage_ready > 0 && ci->stage_cap >= bound;
-	if (ci->stage_ready < 0 || *ready)
+	if (ci->stage_ready < 0) {
+		*ready = NODES_FAILED;
 		return MPI_SUCCESS;
-	/* Twice the last size, so a growing program remaps a few times only. */
-	cap = ci->stage_cap * 2 > bound ? ci->stage_cap * 2 : bound;
+	}
+	/* Held at a quarter or less of its size for STAGE_SHRINK_CALLS calls
+	 * in a row: the segments go down to twice the calls' size. */
+	if (ci->stage_ready > 0 && ci->stage_cap >= bound) {
+		ci->stage_small = bound * 4 <= ci->stage_cap ? ci->stage_small + 1 : 0;
+		if (ci->stage_small < IBNET_A2A_STAGE_SHRINK_CALLS) {
+			*ready = NODES_READY;
+			return MPI_SUCCESS;
+		}
+	}
+	if (ci->stage_short_at && bound >= ci->stage_short_at) {
+		*ready = NODES_SHORT;
+		return MPI_SUCCESS;
+	}
+	/* Growing: twice the last size, so a growing program remaps a few times
+	 * only. Shrinking: twice this call's. */
+	shrinking = ci->stage_ready > 0 && ci->stage_cap >= bound;
+	if (shrinking)
+		cap = bound * 2;
+	else
+		cap = ci->stage_cap * 2 > bound ? ci->stage_cap * 2 : bound;
 	if (cap > IBNET_A2A_STAGE_MAX && bound <= IBNET_A2A_STAGE_MAX)
 		cap = IBNET_A2A_STAGE_MAX;
 	if (!st) {
@@ -170,7 +295,7 @@ int nodes_ready(struct comm_info *ci, unsigned long bound, bool *ready)
 			free(st);
 			return rc;
 		}
-		sizes = node_segment(node, bytes, st != NULL);
+		sizes = node_segment(node, bytes, st != NULL, &outcome);
 		if (!sizes) {
 			PMPI_Comm_free(&node);
 			free(st);
@@ -185,29 +310,52 @@ int nodes_ready(struct comm_info *ci, unsigned long bound, bool *ready)
 	}
 	if (st) {
 		long page = sysconf(_SC_PAGESIZE);
-		/* Whole pages, at least one: a call of empty blocks maps something. */
-		size_t half = ((size_t)cap + (size_t)page) / (size_t)page * (size_t)page;
 
-		if (st->data)
-			munmap(st->data, 2 * st->half);
-		st->half = 0;
-		st->data = node_segment(st->node, 2 * half, true);
-		if (st->data)
-			st->half = half;
+		/* Whole pages, at least one: a call of empty blocks maps something.
+		 * The new segments are made before the old ones go, so that a node
+		 * short of room keeps what it had. */
+		half = ((size_t)cap + (size_t)page) / (size_t)page * (size_t)page;
+		data = node_segment(st->node, 2 * half, true, &outcome);
 	}
-	ok = st && st->data;
+	ok = (int)outcome;	/* the sizes' segment's, where it failed; else the data's */
 	rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ci->priv);
-	if (rc != MPI_SUCCESS)
+	if (rc != MPI_SUCCESS) {
+		if (data)
+			munmap(data, 2 * half);
 		return rc;
-	if (!ok) {
+	}
+	ci->stage_small = 0;
+	if (ok == SEGMENT_FAILED) {
+		if (data)
+			munmap(data, 2 * half);
 		nodes_free(ci->stage);	/* collective over the node: all its ranks are here */
 		ci->stage = NULL;
 		ci->stage_ready = -1;
+		*ready = NODES_FAILED;
 		return MPI_SUCCESS;
 	}
+	if (ok == SEGMENT_SHORT) {
+		if (data)
+			munmap(data, 2 * half);	/* another node's was short */
+		if (shrinking) {	/* what it had still holds the call */
+			*ready = NODES_READY;
+			return MPI_SUCCESS;
+		}
+		ci->stage_short_at = bound;
+		*ready = NODES_SHORT;
+		return MPI_SUCCESS;
+	}
+	if (st->data)
+		munmap(st->data, 2 * st->half);
+#ifdef IBNET_A2A_TESTING
+	test_segments_made++;
+	test_segments_shrunk += shrinking;
+#endif
+	st->data = data;
+	st->half = half;
 	ci->stage_ready = 1;
 	ci->stage_cap = cap;
-	*ready = true;
+	*ready = NODES_READY;
 	return MPI_SUCCESS;
 }
 

@@ -170,6 +170,12 @@ void a2a_at_exit(void)
 				 "%lu freed; most requests outstanding: %d", world_rank,
 				 test_infos_made, test_infos_freed, test_most_slots);
 			say(line);
+			if (test_segments_made) {
+				snprintf(line, sizeof(line), "rank %d: test: node data segments: "
+					 "%lu made, %lu of them shrinking", world_rank,
+					 test_segments_made, test_segments_shrunk);
+				say(line);
+			}
 			/* Each credit a round trip the receiver waits for (one credit
 			 * at a time, the default): the busiest rank's count is the
 			 * critical path's round trips. */

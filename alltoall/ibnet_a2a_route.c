@@ -162,15 +162,18 @@ static enum route size_route(struct comm_info *ci, unsigned long block_bytes,
 
 /*
  * A PACED_NODES call: its node segments made or grown (collective, so on
- * every rank alike). *route becomes NO_MEMORY on every rank when a node
- * could not.
+ * every rank alike). *route becomes PACED (pair by pair) on every rank when
+ * a node's /dev/shm could not hold them, NO_MEMORY when a node is out of
+ * memory.
  */
 static int node_route(struct comm_info *ci, unsigned long heaviest, enum route *route)
 {
-	bool ready;
+	enum nodes_ready ready = NODES_READY;
 	int rc = nodes_ready(ci, heaviest * (unsigned long)ci->most_local, &ready);
 
-	if (rc == MPI_SUCCESS && !ready)
+	if (rc == MPI_SUCCESS && ready == NODES_SHORT)
+		*route = PACED;
+	else if (rc == MPI_SUCCESS && ready == NODES_FAILED)
 		*route = NO_MEMORY;
 	return rc;
 }
@@ -213,6 +216,8 @@ struct sizes_check {
 };
 static MPI_Datatype sizes_check_type = MPI_DATATYPE_NULL;
 static MPI_Op sizes_check_op = MPI_OP_NULL;
+/* The world model was initialised at the first call (init_once). */
+static bool world_model;
 
 static unsigned long mix64(unsigned long x)	/* splitmix64's finaliser */
 {
@@ -259,20 +264,64 @@ static int free_sizes_check(MPI_Comm comm, int kv, void *attr, void *extra)
 	return MPI_SUCCESS;
 }
 
+/*
+ * The process's rank in the job, for the report's lines: MPI_COMM_WORLD's
+ * where the world model is initialised; a program of MPI-4 sessions alone
+ * has no MPI_COMM_WORLD (using it is an error that ends the job), so the
+ * launcher's rank there (Slurm's, PMI's, Open MPI's), or -1.
+ */
+static int job_rank(bool world)
+{
+	static const char *const vars[] = { "SLURM_PROCID", "PMI_RANK", "PMIX_RANK",
+					    "OMPI_COMM_WORLD_RANK" };
+	unsigned i;
+	int rank = -1;
+
+	if (world) {
+		PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+		return rank;
+	}
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+		char *end;
+		long r;
+
+		if (!v || !*v)
+			continue;
+		r = strtol(v, &end, 10);
+		if (!*end && r >= 0 && r <= 0x7fffffff)
+			return (int)r;
+	}
+	return rank;
+}
+
+/*
+ * Once per process, at its first call. The world model (MPI_Init) may never
+ * have been initialised: a program of MPI-4 sessions has neither
+ * MPI_COMM_WORLD nor MPI_COMM_SELF, and no MPI_Finalize to free the check's
+ * type and operation at: it makes them for each check instead
+ * (sizes_check_allreduce).
+ */
 static void init_once(void)
 {
-	int at_finalize = MPI_KEYVAL_INVALID;
+	int at_finalize = MPI_KEYVAL_INVALID, world = 0, finalized = 0;
 
 	a2a_read_settings();
 	atexit(a2a_at_exit);
-	PMPI_Type_contiguous(4, MPI_UNSIGNED_LONG, &sizes_check_type);
-	PMPI_Type_commit(&sizes_check_type);
-	PMPI_Op_create(sizes_check_combine, 1, &sizes_check_op);
-	if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_sizes_check, &at_finalize,
-				    NULL) == MPI_SUCCESS)
+	PMPI_Initialized(&world);
+	PMPI_Finalized(&finalized);
+	world = world && !finalized;
+	world_model = world;
+	if (world) {
+		PMPI_Type_contiguous(4, MPI_UNSIGNED_LONG, &sizes_check_type);
+		PMPI_Type_commit(&sizes_check_type);
+		PMPI_Op_create(sizes_check_combine, 1, &sizes_check_op);
+	}
+	if (world && PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_sizes_check,
+					     &at_finalize, NULL) == MPI_SUCCESS)
 		PMPI_Comm_set_attr(MPI_COMM_SELF, at_finalize, NULL);
 	a2a_layout_init();
-	PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+	world_rank = job_rank(world);
 }
 
 /* The bytes of block i of one side (a count times its type's size). */
@@ -282,6 +331,31 @@ static unsigned long block_bytes(const struct a2a_side *a, int i)
 
 	PMPI_Type_size(a->types ? a->types[i] : a->type, &tsize);
 	return (unsigned long)(c < 0 ? 0 : c) * (unsigned long)tsize;
+}
+
+/*
+ * The check's one allreduce: with the process's type and operation, or,
+ * without the world model (MPI-4 sessions), with ones made for it and freed
+ * after, so that nothing of ours is left when the last session ends (MPICH's
+ * datatype engine warns of every handle still held).
+ */
+static int sizes_check_allreduce(struct sizes_check *c, MPI_Comm comm)
+{
+	MPI_Datatype type;
+	MPI_Op op;
+	int rc;
+
+	if (world_model)
+		return PMPI_Allreduce(MPI_IN_PLACE, c, 1, sizes_check_type, sizes_check_op, comm);
+	if ((rc = PMPI_Type_contiguous(4, MPI_UNSIGNED_LONG, &type)) != MPI_SUCCESS)
+		return rc;
+	if ((rc = PMPI_Type_commit(&type)) == MPI_SUCCESS &&
+	    (rc = PMPI_Op_create(sizes_check_combine, 1, &op)) == MPI_SUCCESS) {
+		rc = PMPI_Allreduce(MPI_IN_PLACE, c, 1, type, op, comm);
+		PMPI_Op_free(&op);
+	}
+	PMPI_Type_free(&type);
+	return rc;
 }
 
 /*
@@ -308,7 +382,7 @@ static int vector_route(struct comm_info *ci, const struct a2a_side *send,
 		sent += sb, received += rb;
 	}
 	c.heaviest = sent > received ? sent : received;
-	rc = PMPI_Allreduce(MPI_IN_PLACE, &c, 1, sizes_check_type, sizes_check_op, ci->priv);
+	rc = sizes_check_allreduce(&c, ci->priv);
 	if (rc != MPI_SUCCESS)
 		return rc;
 	if (c.wide)

@@ -122,6 +122,7 @@ unsigned long test_grants, test_round_trips;
 unsigned long test_infos_made, test_infos_freed;
 /* The most requests one exchange had posted at once (slots handed out). */
 int test_most_slots;
+unsigned long test_segments_made, test_segments_shrunk;
 static unsigned long test_fail_at, test_p2p_calls;
 
 static void read_test_settings(void)

@@ -80,6 +80,8 @@ void out_of_memory(const struct comm_info *ci, const char *what);
 extern int test_ranks_per_node;
 extern unsigned long test_infos_made, test_infos_freed;
 extern int test_most_slots;
+/* Node segments made (grown) and shrunk (ibnet_a2a_nodes.c), said at exit. */
+extern unsigned long test_segments_made, test_segments_shrunk;
 extern int test_lanes;			/* SLURM_IBNET_ALLTOALL_TEST_LANES */
 extern char test_step_tasks[256];	/* SLURM_IBNET_ALLTOALL_TEST_STEP_TASKS: "4(x2):1" */
 extern char test_node_sizes[256];	/* SLURM_IBNET_ALLTOALL_TEST_NODE_SIZES */

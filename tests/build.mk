@@ -178,6 +178,12 @@ programs: $(TEST_MPIS:%=$(B)/tests/a2a_forms.%)
 $(B)/tests/a2a_forms.%: tests/programs/a2a_forms.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
+# MPI-4 sessions: no MPI_Init, so no MPI_COMM_WORLD (an MPI before 4.0 builds
+# a program that says it has none).
+programs: $(TEST_MPIS:%=$(B)/tests/a2a_sessions.%)
+$(B)/tests/a2a_sessions.%: tests/programs/a2a_sessions.c
+	mkdir -p $(B)/tests
+	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
 # Large counts: MPICH only here (Open MPI has them from 6.0).
 programs: $(filter %.mpich,$(TEST_MPIS:%=$(B)/tests/a2a_large.%))
 $(B)/tests/a2a_large.%: tests/programs/a2a_large.c

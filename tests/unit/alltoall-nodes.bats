@@ -201,3 +201,56 @@ per_call() {
 		refute_output --partial "window shared"
 	done
 }
+
+# small_shm SIZE CMD...: CMD in a mount namespace of its own whose /dev/shm
+# is a fresh tmpfs of SIZE (a container's, say); the machine's is untouched.
+small_shm() {
+	local size=$1
+	shift
+	unshare -m --propagation private sh -c 'mount -t tmpfs -o size="$0" tmpfs /dev/shm && exec "$@"' \
+		"$size" "$@"
+}
+
+@test "a /dev/shm too small for node to node (a container's): calls too large for it go pair by pair on every rank, right data, the reason said, no signal; Open MPI and MPICH" {
+	needs openmpi mpich
+	# 2 pretend nodes of 2 ranks, up to 1 MiB per pair: a segment of up to
+	# 8 MiB, against 4 MiB (Open MPI) or what 32 MiB leaves beside MPICH's
+	# own (UCX takes about 4 MiB a rank).
+	run small_shm 4m bash -c "$(declare -f ompi); $(declare -p A2A_TEST); AGGREGATE=2; ompi 4 2 '$BUILD/tests/a2a_check.openmpi' 81 4 1048576"
+	assert_success
+	assert_line 'CHECK cases=4 ranks=4 failures=0'
+	assert_output --regexp 'spank-ibnet alltoall: node to node needs a shared segment of [0-9.]+ MiB on this node, but /dev/shm has [0-9.]+ MiB free and node to node takes at most half of it: these calls go pair by pair'
+	refute_output --partial 'Bus error'
+	refute_output --partial 'out of memory'
+	run small_shm 32m bash -c "$(declare -f mpich); $(declare -p A2A_TEST); AGGREGATE=2; mpich 4 2 '$BUILD/tests/a2a_check.mpich' 87 6 2097152"
+	assert_success
+	assert_line 'CHECK cases=6 ranks=4 failures=0'
+	assert_output --partial 'these calls go pair by pair'
+	refute_output --partial 'Bus error'
+	refute_output --partial 'out of memory'
+}
+
+@test "node-to-node segments are named so no other user can take the name first: every name a squatter could predict (leader pid, call number) taken, the calls still go node to node" {
+	needs openmpi
+	# In a /dev/shm of its own: the next 600 pids, 8 numbers each, as the
+	# names were made before (/ibnet-a2a.PID.N).
+	run small_shm 64m bash -c "
+		last=\$(cat /proc/sys/kernel/ns_last_pid)
+		for pid in \$(seq \$((last + 1)) \$((last + 600))); do
+			for n in 0 1 2 3 4 5 6 7; do : > /dev/shm/ibnet-a2a.\$pid.\$n; done
+		done
+		$(declare -f ompi); $(declare -p A2A_TEST); AGGREGATE=2; ompi 4 2 '$BUILD/tests/a2a_check.openmpi' 83 6 4096"
+	assert_success
+	assert_line 'CHECK cases=6 ranks=4 failures=0'
+	refute_output --partial 'out of memory'
+	[ "$(nodes_count "$output" MPI_Alltoallv)" -gt 0 ] || [ "$(nodes_count "$output" MPI_Alltoall)" -gt 0 ]
+}
+
+@test "node-to-node segments shrink after 64 calls that use a quarter of them or less (their pages given back)" {
+	needs openmpi
+	run ompi 4 2 "$BUILD/tests/a2a_bench" 0.2 262144 1024
+	assert_success
+	assert_line --regexp '^RESULT size=1024 ranks=4 reps=([7-9][0-9]|[1-9][0-9]{2,}) '
+	# Grown once for 256 KiB a pair, shrunk once for 1 KiB.
+	assert_line 'spank-ibnet alltoall: rank 0: test: node data segments: 2 made, 1 of them shrinking'
+}
