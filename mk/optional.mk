@@ -18,16 +18,19 @@ WITH_MPICH := $(WITH_MPICH)
 
 # The retransmission floor's BPF tier (tcp-floor-bpf/): the sock_ops program,
 # compiled for the BPF target by clang against the kernel's <linux/bpf.h> and
-# libbpf's <bpf/bpf_helpers.h>, and its loader linked with libbpf into the
-# plugin and ibnet-hosts. Without clang or libbpf's development files
-# (WITH_BPF=no leaves it out) both still build, and the tier says it is
-# unavailable.
+# libbpf's <bpf/bpf_helpers.h>, and its loader built against libbpf's headers
+# into the plugin and ibnet-hosts. Neither is linked with libbpf: the loader
+# opens it (dlopen, libbpf.so.1 or .0, 0.8 or later) when a step needs the
+# tier, so srun, sbatch and salloc load the plugin on login nodes without it.
+# Without clang or libbpf's development files (WITH_BPF=no leaves it out)
+# both still build, and the tier says it is unavailable.
 BPF_CLANG ?= clang
 WITH_BPF  ?= $(if $(shell pkg-config --exists libbpf 2>/dev/null && command -v $(BPF_CLANG) >/dev/null 2>&1 && echo yes),yes,no)
 WITH_BPF  := $(WITH_BPF)
 BPF_OBJ    = $(if $(filter yes,$(WITH_BPF)),$(B)/ibnet_tcp_floor.bpf.o)
 BPF_DEFS   = $(if $(filter yes,$(WITH_BPF)),-DIBNET_HAVE_LIBBPF)
-BPF_LIBS  := $(if $(filter yes,$(WITH_BPF)),$(or $(shell pkg-config --libs libbpf 2>/dev/null),-lbpf))
+# dlopen: in libc from glibc 2.34, in libdl before (RHEL 8, 9).
+BPF_LIBS  := $(if $(filter yes,$(WITH_BPF)),-ldl)
 # <asm/types.h>, which <linux/bpf.h> includes, is under the host's multiarch directory.
 BPF_INCLUDE := $(if $(filter yes,$(WITH_BPF)),$(addprefix -I/usr/include/,$(shell $(CC) -print-multiarch 2>/dev/null)))
 

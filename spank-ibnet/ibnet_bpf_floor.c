@@ -14,9 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/bpf.h>
 
 #ifdef IBNET_HAVE_LIBBPF
+#include <dlfcn.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #endif
@@ -353,6 +356,31 @@ static void remove_cgroup(const char *dir, const char *mount, char *note, size_t
 		 "once empty)", dir);
 }
 
+/*
+ * Is a sock_ops program attached to the cgroup at path? Asked of the kernel
+ * (BPF_PROG_QUERY, a raw system call: the sweep needs no libbpf). A step's
+ * program lives as long as its slurmstepd holds the link, so a directory
+ * with one is a live step's, empty or not: its tasks are moved in only at
+ * task_post_fork, after the attach. -1 when the kernel cannot say (taken
+ * as attached: nothing is removed on a guess).
+ */
+static int program_attached(const char *path)
+{
+	union bpf_attr attr;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return -1;
+	memset(&attr, 0, sizeof(attr));
+	attr.query.target_fd = (__u32)fd;
+	attr.query.attach_type = BPF_CGROUP_SOCK_OPS;
+	rc = (int)syscall(__NR_bpf, BPF_PROG_QUERY, &attr, sizeof(attr));
+	close(fd);
+	if (rc < 0)
+		return -1;
+	return attr.query.prog_cnt > 0;
+}
+
 int ibnet_bpf_floor_sweep(const char *mount, const char *keep, char *note, size_t nlen)
 {
 	char dir[PATH_MAX], path[PATH_MAX * 2];
@@ -371,6 +399,9 @@ int ibnet_bpf_floor_sweep(const char *mount, const char *keep, char *note, size_
 		    !this_nodes(e->d_name, keep ? node_part(keep) : NULL))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		/* A program attached: a live step's, whose tasks are not in yet. */
+		if (program_attached(path) != 0)
+			continue;
 		if (rmdir(path) < 0)	/* processes or children in it: not stale, or not yet */
 			continue;
 		removed++;
@@ -432,6 +463,64 @@ int ibnet_bpf_floor_sweep_job(const char *mount, unsigned long job, const char *
 #ifdef IBNET_HAVE_LIBBPF
 
 /*
+ * libbpf, opened when a step needs the BPF tier (in slurmstepd, as root),
+ * not linked: srun, sbatch and salloc load the plugin too, on login nodes
+ * that need not have libbpf, and a library the plugin is linked with but
+ * the node lacks fails every job submission there. Its headers give the
+ * types; 0.8 is the oldest with every call below (bpf_map__update_elem and
+ * bpf_map__lookup_elem are LIBBPF_0.8.0).
+ */
+#define LIBBPF_CALLS(X) \
+	X(bpf_object__open_file) X(bpf_object__load) X(bpf_object__close) \
+	X(bpf_object__find_map_by_name) X(bpf_object__find_program_by_name) \
+	X(bpf_map__update_elem) X(bpf_map__lookup_elem) X(bpf_program__attach_cgroup) \
+	X(bpf_link__destroy) X(libbpf_set_print) X(libbpf_num_possible_cpus)
+#define LIBBPF_POINTER(name) __typeof__(name) *name;
+static struct {
+	void *handle;
+	LIBBPF_CALLS(LIBBPF_POINTER)
+} lib;
+
+/* The library's file names, newest first (1.x, then 0.8 and later of 0.x). */
+static const char *const libbpf_sonames[] = { "libbpf.so.1", "libbpf.so.0" };
+
+/* Open libbpf once per process: 0, or -1 with why (the tier is then unavailable). */
+static int libbpf_open(char *why, size_t wlen)
+{
+	char tried[400] = "";
+	size_t used = 0, i;
+	void *h = NULL;
+
+	if (lib.handle)
+		return 0;
+	for (i = 0; !h && i < sizeof(libbpf_sonames) / sizeof(libbpf_sonames[0]); i++) {
+		h = dlopen(libbpf_sonames[i], RTLD_NOW | RTLD_LOCAL);
+		if (!h && used < sizeof(tried)) {
+			int n = snprintf(tried + used, sizeof(tried) - used, "%s%s", used ? "; " : "",
+					 dlerror());
+			used += n > 0 ? (size_t)n : 0;
+		}
+	}
+	if (!h) {
+		snprintf(why, wlen, "libbpf (0.8 or later) is not on this node (%s): install it "
+			 "(Debian, Ubuntu: libbpf1; RHEL, SUSE: libbpf) for the BPF tier", tried);
+		return -1;
+	}
+#define LIBBPF_FIND(name) \
+	if (!(lib.name = (__typeof__(name) *)dlsym(h, #name))) { \
+		snprintf(why, wlen, "the libbpf on this node is older than 0.8: it has no %s " \
+			 "(install libbpf 0.8 or later for the BPF tier)", #name); \
+		dlclose(h); \
+		memset(&lib, 0, sizeof(lib)); \
+		return -1; \
+	}
+	LIBBPF_CALLS(LIBBPF_FIND)
+#undef LIBBPF_FIND
+	lib.handle = h;
+	return 0;
+}
+
+/*
  * libbpf's last warning (the verifier's refusal, a missing object), for the
  * log line; its debug and info lines are dropped. One step at a time per
  * process (slurmstepd), so one buffer does.
@@ -451,6 +540,56 @@ static int keep_warning(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
+/*
+ * May root load the object at path? Only if no user but root could have
+ * written it: the file and every directory above it (symbolic links
+ * resolved) owned by root, and writable by no other user: not by others,
+ * and by the group only where the group is root's. A directory writable by
+ * all with the sticky bit (/tmp) lets no user replace root's file in it.
+ * The rule sshd applies to its keys (StrictModes): an admin who points
+ * tcp_rto_bpf= at a group-writable software tree would otherwise have root
+ * load whatever a user put there. 0, or -1 with why.
+ */
+static int writable_only_by_root(const char *path, char *why, size_t wlen)
+{
+	char real[PATH_MAX], *slash;
+	struct stat st;
+	bool file = true;
+
+	if (!realpath(path, real)) {
+		snprintf(why, wlen, "its BPF object %s is not on this node (%m)", path);
+		return -1;
+	}
+	for (;;) {
+		bool group_w, other_w;
+
+		if (lstat(real[0] ? real : "/", &st) != 0) {
+			snprintf(why, wlen, "cannot check %s: %m", real[0] ? real : "/");
+			return -1;
+		}
+		group_w = (st.st_mode & S_IWGRP) && st.st_gid != 0;
+		other_w = (st.st_mode & S_IWOTH) != 0;
+		if (!file && S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX))
+			group_w = other_w = false;	/* others may add files, not replace root's */
+		if ((file && !S_ISREG(st.st_mode)) || st.st_uid != 0 || group_w || other_w) {
+			snprintf(why, wlen, "root loads no BPF object that another user could have "
+				 "written: %s is %s (owner %u, group %u, mode %04o); make it and the "
+				 "directories above it root's and writable only by root, or set "
+				 "tcp_rto_bpf= in plugstack.conf", real[0] ? real : "/",
+				 file && !S_ISREG(st.st_mode) ? "not a regular file" :
+				 st.st_uid != 0 ? "not owned by root" : "writable by other users",
+				 (unsigned)st.st_uid, (unsigned)st.st_gid,
+				 (unsigned)(st.st_mode & 07777));
+			return -1;
+		}
+		if (!real[0])
+			return 0;	/* "/" checked */
+		slash = strrchr(real, '/');
+		*slash = '\0';		/* the parent; "" is the root */
+		file = false;
+	}
+}
+
 int ibnet_bpf_floor_load(struct ibnet_bpf_floor *f, const char *object, unsigned long floor_us,
 			 char *why, size_t wlen)
 {
@@ -461,37 +600,41 @@ int ibnet_bpf_floor_load(struct ibnet_bpf_floor *f, const char *object, unsigned
 
 	memset(f, 0, sizeof(*f));
 	libbpf_said[0] = '\0';
-	libbpf_set_print(keep_warning);
 	if (access(object, R_OK) != 0) {
 		snprintf(why, wlen, "its BPF object %s is not on this node (%m)", object);
 		return -1;
 	}
-	obj = bpf_object__open_file(object, NULL);
+	if (libbpf_open(why, wlen) < 0)
+		return -1;
+	lib.libbpf_set_print(keep_warning);
+	if (writable_only_by_root(object, why, wlen) < 0)
+		return -1;
+	obj = lib.bpf_object__open_file(object, NULL);
 	if (!obj) {
 		snprintf(why, wlen, "libbpf cannot open %s: %m%s%s", object,
 			 libbpf_said[0] ? ": " : "", libbpf_said);
 		return -1;
 	}
-	err = bpf_object__load(obj);
+	err = lib.bpf_object__load(obj);
 	if (err) {
 		snprintf(why, wlen, "the kernel refused the BPF program of %s: %s%s%s%s", object,
 			 strerror(-err), -err == EPERM ? " (loading needs CAP_BPF: root)" : "",
 			 libbpf_said[0] ? ": " : "", libbpf_said);
-		bpf_object__close(obj);
+		lib.bpf_object__close(obj);
 		return -1;
 	}
-	config = bpf_object__find_map_by_name(obj, MAP_CONFIG);
-	if (!config || !bpf_object__find_map_by_name(obj, MAP_COUNTS) ||
-	    !bpf_object__find_program_by_name(obj, PROG_NAME)) {
+	config = lib.bpf_object__find_map_by_name(obj, MAP_CONFIG);
+	if (!config || !lib.bpf_object__find_map_by_name(obj, MAP_COUNTS) ||
+	    !lib.bpf_object__find_program_by_name(obj, PROG_NAME)) {
 		snprintf(why, wlen, "%s is not spank-ibnet's floor program (no %s, %s or %s)",
 			 object, PROG_NAME, MAP_CONFIG, MAP_COUNTS);
-		bpf_object__close(obj);
+		lib.bpf_object__close(obj);
 		return -1;
 	}
-	err = bpf_map__update_elem(config, &key, sizeof(key), &value, sizeof(value), BPF_ANY);
+	err = lib.bpf_map__update_elem(config, &key, sizeof(key), &value, sizeof(value), BPF_ANY);
 	if (err) {
 		snprintf(why, wlen, "cannot write the floor into the BPF program: %s", strerror(-err));
-		bpf_object__close(obj);
+		lib.bpf_object__close(obj);
 		return -1;
 	}
 	f->obj = obj;
@@ -510,7 +653,7 @@ static int attach_to(struct ibnet_bpf_floor *f, struct bpf_program *prog, char *
 		snprintf(why, wlen, "cannot open the step's cgroup %s: %m", f->cgroup);
 		return -1;
 	}
-	link = bpf_program__attach_cgroup(prog, fd);
+	link = lib.bpf_program__attach_cgroup(prog, fd);
 	err = -errno;
 	close(fd);	/* the link holds the cgroup */
 	if (!link) {
@@ -525,7 +668,8 @@ static int attach_to(struct ibnet_bpf_floor *f, struct bpf_program *prog, char *
 int ibnet_bpf_floor_attach(struct ibnet_bpf_floor *f, const char *mount, const char *name,
 			   char *why, size_t wlen)
 {
-	struct bpf_program *prog = bpf_object__find_program_by_name(f->obj, PROG_NAME);
+	struct bpf_program *prog = f->obj ? lib.bpf_object__find_program_by_name(f->obj, PROG_NAME) :
+				   NULL;
 	char parent[PATH_MAX];
 	int tries;
 	bool made = false;
@@ -543,21 +687,40 @@ int ibnet_bpf_floor_attach(struct ibnet_bpf_floor *f, const char *mount, const c
 		return -1;
 	}
 	snprintf(f->mount, sizeof(f->mount), "%s", mount);
-	/* Another step's stop may remove the parent between the two: try again. */
 	for (tries = 0; tries < 3; tries++) {
-		made = (mkdir(parent, 0755) == 0 || errno == EEXIST) &&
-		       (mkdir(f->cgroup, 0755) == 0 || errno == EEXIST);
-		if (made || errno != ENOENT)
+		/* Another step's stop may remove the parent between the two: try again. */
+		made = (mkdir(parent, 0755) == 0 || errno == EEXIST) && mkdir(f->cgroup, 0755) == 0;
+		if (!made && errno == ENOENT)
+			continue;
+		if (!made && errno == EEXIST) {
+			/* Not ours: another node of this name on this kernel (two
+			 * slurmd under one hostname, containers without their own)
+			 * has this step's cgroup; sharing it, each would count the
+			 * other's sockets and the first to stop would move the
+			 * other's tasks out. */
+			snprintf(why, wlen, "the step's cgroup %s already exists, made by another "
+				 "node of this name on this machine (two slurmd or containers under "
+				 "one hostname?)", f->cgroup);
+			f->cgroup[0] = '\0';
+			return -1;
+		}
+		if (!made)
 			break;
+		if (attach_to(f, prog, why, wlen) < 0) {
+			rmdir(f->cgroup);
+			f->cgroup[0] = '\0';
+			return -1;
+		}
+		/* Another step's sweep may have removed the directory between its
+		 * mkdir and the attach (it was empty, with no program): then the
+		 * program sits on a removed cgroup. Once attached, no sweep
+		 * removes it. */
+		if (access(f->cgroup, F_OK) == 0)
+			return 0;
+		lib.bpf_link__destroy(f->link);
+		f->link = NULL;
 	}
-	if (!made) {
-		snprintf(why, wlen, "cannot make the step's cgroup %s: %m", f->cgroup);
-		f->cgroup[0] = '\0';
-		return -1;
-	}
-	if (attach_to(f, prog, why, wlen) == 0)
-		return 0;
-	rmdir(f->cgroup);
+	snprintf(why, wlen, "cannot make the step's cgroup %s: %m", f->cgroup);
 	f->cgroup[0] = '\0';
 	return -1;
 }
@@ -565,7 +728,8 @@ int ibnet_bpf_floor_attach(struct ibnet_bpf_floor *f, const char *mount, const c
 int ibnet_bpf_floor_attach_slurms(struct ibnet_bpf_floor *f, const char *dir, char *why,
 				  size_t wlen)
 {
-	struct bpf_program *prog = bpf_object__find_program_by_name(f->obj, PROG_NAME);
+	struct bpf_program *prog = f->obj ? lib.bpf_object__find_program_by_name(f->obj, PROG_NAME) :
+				   NULL;
 
 	if (!prog) {
 		snprintf(why, wlen, "no program loaded");
@@ -588,18 +752,18 @@ int ibnet_bpf_floor_read(const struct ibnet_bpf_floor *f, struct ibnet_bpf_floor
 {
 	struct bpf_map *counts;
 	unsigned long long sums[COUNT_KEYS] = { 0 };
-	int cpus = libbpf_num_possible_cpus(), i;
+	int cpus = f->obj ? lib.libbpf_num_possible_cpus() : 0, i;
 	__u64 *per_cpu;
 	__u32 key;
 
 	memset(c, 0, sizeof(*c));
-	if (!f->obj || cpus <= 0 || !(counts = bpf_object__find_map_by_name(f->obj, MAP_COUNTS)))
+	if (!f->obj || cpus <= 0 || !(counts = lib.bpf_object__find_map_by_name(f->obj, MAP_COUNTS)))
 		return -1;
 	per_cpu = calloc((size_t)cpus, sizeof(*per_cpu));
 	if (!per_cpu)
 		return -1;
 	for (key = 0; key < COUNT_KEYS; key++) {
-		if (bpf_map__lookup_elem(counts, &key, sizeof(key), per_cpu,
+		if (lib.bpf_map__lookup_elem(counts, &key, sizeof(key), per_cpu,
 					 (size_t)cpus * sizeof(*per_cpu), 0))
 			continue;
 		for (i = 0; i < cpus; i++)
@@ -617,9 +781,9 @@ void ibnet_bpf_floor_stop(struct ibnet_bpf_floor *f, char *note, size_t nlen)
 {
 	note[0] = '\0';
 	if (f->link)
-		bpf_link__destroy(f->link);
+		lib.bpf_link__destroy(f->link);
 	if (f->obj)
-		bpf_object__close(f->obj);
+		lib.bpf_object__close(f->obj);
 	if (f->cgroup[0] && !f->slurms)
 		remove_cgroup(f->cgroup, f->mount, note, nlen);
 	memset(f, 0, sizeof(*f));

@@ -25,8 +25,9 @@
  * closes, so a slurmstepd that is killed leaves no program attached. Its
  * directory is removed by the job's epilog (ibnet_bpf_floor_sweep_job), its
  * tasks moved out if they outlived it; failing that (a node whose slurmd
- * died too), once empty, the next time a step starts a floor on the node
- * (ibnet_bpf_floor_sweep).
+ * died too), once empty and with no program, the next time a step starts a
+ * floor on the node (ibnet_bpf_floor_sweep): a program attached is how a
+ * live step's directory is told from a dead one's.
  *
  * Built without libbpf (the Makefile says so), loading fails with a sentence
  * and the rest still works: the mount search and the sweep need no libbpf.
@@ -73,7 +74,9 @@ int ibnet_bpf_floor_find_mount(char *mnt, size_t len, char *why, size_t wlen);
 /*
  * Open `object`, write the floor into it and load it: the kernel's
  * verifier passes it or not. 0, or -1 with the reason in why (f holds
- * nothing then). Needs CAP_BPF.
+ * nothing then). Needs CAP_BPF. Only an object no user but root could have
+ * written is loaded: it and every directory above it root's, writable by
+ * no other user (a sticky directory excepted).
  */
 int ibnet_bpf_floor_load(struct ibnet_bpf_floor *f, const char *object, unsigned long floor_us,
 			 char *why, size_t wlen);
@@ -81,7 +84,9 @@ int ibnet_bpf_floor_load(struct ibnet_bpf_floor *f, const char *object, unsigned
 /*
  * Make <mount>/spank-ibnet/<name> (name: job_J.step_S.NODE, see
  * ibnet_bpf_floor_name) and attach the loaded program to it. 0, or -1 with
- * why (the directory is removed again).
+ * why (the directory is removed again). A directory of that name that
+ * exists already is not ours (another node of this name on this kernel):
+ * -1, and it is left alone.
  */
 int ibnet_bpf_floor_attach(struct ibnet_bpf_floor *f, const char *mount, const char *name,
 			   char *why, size_t wlen);
@@ -147,9 +152,12 @@ bool ibnet_bpf_floor_is_ours(const char *name);
 /*
  * Remove the empty directories of the plugin's naming under
  * <mount>/spank-ibnet, but `keep`, and only this node's (keep's node part)
- * or ones of no node: a step's whose slurmstepd was killed.
- * A directory with processes is left (rmdir refuses). Their names go into
- * note; returns how many were removed.
+ * or ones of no node, with no program attached: a step's whose slurmstepd
+ * was killed (its link, and so its program, went with it). A live step's
+ * directory has its program from the attach on, and is empty until its
+ * tasks are moved in: it is left, as is one with processes (rmdir refuses)
+ * or one the kernel cannot say of. Their names go into note; returns how
+ * many were removed.
  */
 int ibnet_bpf_floor_sweep(const char *mount, const char *keep, char *note, size_t nlen);
 

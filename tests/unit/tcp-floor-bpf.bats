@@ -40,7 +40,7 @@ teardown() {
 	[ -n "${CG2_DIR:-}" ] || return 0
 	unshare -m --propagation private env CG2="$CG2" bash -c '
 		mount -t cgroup2 none "$CG2" || exit 0
-		for d in "$CG2"/spank-ibnet/job_90[0-9].step_0; do [ -d "$d" ] && rmdir "$d"; done
+		for d in "$CG2"/spank-ibnet/job_90[0-9].step_*; do [ -d "$d" ] && rmdir "$d"; done
 		rmdir "$CG2/spank-ibnet" 2>/dev/null
 		umount "$CG2"' || true
 	rm -f "$CG2.pid"
@@ -183,6 +183,90 @@ PAIR="python3 \$REPO/tests/programs/tcp_lossy_pair.py 20 1000 10"
 	assert_line 'swept: job_901.step_0'
 	refute_line 'stale cgroup left'
 	assert_line 'not-ours kept'
+}
+
+@test "two steps starting together on one node: the second's start keeps the first's cgroup and program while its tasks are not in yet (issue 41, F1)" {
+	run in_ns '
+		pidfile=$CG2.pid
+		# Step 0: attached, its cgroup still empty (task_post_fork not yet).
+		$RUN $OBJ 10000 job_905.step_0.n1 --hold "$pidfile" > /dev/null &
+		for i in $(seq 50); do [ -s "$pidfile" ] && break; sleep 0.1; done
+		# Step 1 starts on the same node and sweeps.
+		$RUN $OBJ 10000 job_905.step_1.n1 -- true
+		[ -d "$CG2/spank-ibnet/job_905.step_0.n1" ] && echo "first step kept"
+		echo "attached: $(bpftool cgroup show "$CG2/spank-ibnet/job_905.step_0.n1")"
+		kill -9 "$(cat "$pidfile")"; wait
+		rmdir "$CG2/spank-ibnet/job_905.step_0.n1" "$CG2/spank-ibnet"; rm -f "$pidfile"
+		true'
+	assert_success
+	assert_line 'cgroup: '"$CG2"'/spank-ibnet/job_905.step_1.n1'
+	refute_line --regexp '^swept: .*job_905.step_0'
+	assert_line 'first step kept'
+	assert_output --regexp 'attached: .*sock_ops.*ibnet_tcp_floor'
+}
+
+@test "two nodes of one name on one machine: the second does not take the first's cgroup, says why, and the first keeps it (issue 41, F4)" {
+	run in_ns '
+		pidfile=$CG2.pid
+		$RUN $OBJ 10000 job_906.step_0.n1 --hold "$pidfile" > /dev/null &
+		for i in $(seq 50); do [ -s "$pidfile" ] && break; sleep 0.1; done
+		$RUN $OBJ 10000 job_906.step_0.n1 -- true
+		echo "second: $?"
+		[ -d "$CG2/spank-ibnet/job_906.step_0.n1" ] && echo "first kept its cgroup"
+		echo "attached: $(bpftool cgroup show "$CG2/spank-ibnet/job_906.step_0.n1")"
+		kill -9 "$(cat "$pidfile")"; wait
+		rmdir "$CG2/spank-ibnet/job_906.step_0.n1" "$CG2/spank-ibnet"; rm -f "$pidfile"
+		true'
+	assert_success
+	assert_line "no tier: the step's cgroup $CG2/spank-ibnet/job_906.step_0.n1 already exists, made by another node of this name on this machine (two slurmd or containers under one hostname?)"
+	assert_line 'second: 3'
+	assert_line 'first kept its cgroup'
+	assert_output --regexp 'attached: .*sock_ops.*ibnet_tcp_floor'
+}
+
+@test "root loads no BPF object another user could have written: a directory others may write, a file not root's; a sticky directory like /tmp is fine (issue 41, F6)" {
+	local open=$CG2_DIR/open sticky=$CG2_DIR/sticky
+	mkdir "$open" "$sticky"
+	chmod 0777 "$open"
+	chmod 1777 "$sticky"
+	cp "$OBJ" "$open/floor.o"
+	cp "$OBJ" "$sticky/floor.o"
+	cp "$OBJ" "$sticky/users.o"
+	chown 65534 "$sticky/users.o"
+	run in_ns "\$RUN $open/floor.o 10000 job_907.step_0 -- true"
+	assert_failure 3
+	assert_line "no tier: root loads no BPF object that another user could have written: $open is writable by other users (owner 0, group 0, mode 0777); make it and the directories above it root's and writable only by root, or set tcp_rto_bpf= in plugstack.conf"
+	run in_ns "\$RUN $sticky/users.o 10000 job_907.step_0 -- true"
+	assert_failure 3
+	assert_output --partial "$sticky/users.o is not owned by root (owner 65534"
+	run in_ns "\$RUN $sticky/floor.o 10000 job_907.step_0 -- true"
+	assert_success
+	assert_line 'stopped: detached, cgroup removed'
+	rm -rf "$open" "$sticky"
+}
+
+@test "libbpf only where it is used: the plugin and ibnet-hosts list no libbpf; on a login node without libbpf sbatch, srun and salloc load the plugin; a node without it runs the step without the BPF tier and says why (issue 43)" {
+	run readelf -d "$BUILD/spank_ibnet.so" "$IBNET_HOSTS"
+	assert_success
+	refute_output --partial libbpf
+	local lib
+	lib=$(readlink -f "$(ldconfig -p | awk '/libbpf\.so\.1 /{print $NF; exit}')")
+	[ -f "$lib" ] || skip "libbpf.so.1 is not installed here"
+	printf 'ClusterName=login\nSlurmctldHost=localhost\nPlugStackConfig=%s/plugstack.conf\n' \
+		"$BATS_TEST_TMPDIR" > "$BATS_TEST_TMPDIR/slurm.conf"
+	echo "required $BUILD/spank_ibnet.so" > "$BATS_TEST_TMPDIR/plugstack.conf"
+	# libbpf gone from this mount namespace: an empty file where it was.
+	run unshare -m --propagation private env SLURM_CONF="$BATS_TEST_TMPDIR/slurm.conf" bash -c '
+		mount --bind /dev/null "$1"
+		for c in sbatch srun salloc; do $c --help | grep -q -- "--transport=" && echo "$c: listed"; done
+		LD_PRELOAD=$2 $3 --config "ib_hostname=$4" --env --transport=tcp --iface lo --tcp-rto-min --nodelist c1-1' \
+		_ "$lib" "$HIDE" "$IBNET_HOSTS" "$PAPER_RULE"
+	assert_success
+	assert_line 'sbatch: listed'
+	assert_line 'srun: listed'
+	assert_line 'salloc: listed'
+	assert_output --regexp 'and no BPF tier: libbpf \(0\.8 or later\) is not on this node \([^)]*libbpf\.so\.1: file too short'
+	assert_output --partial 'install it (Debian, Ubuntu: libbpf1; RHEL, SUSE: libbpf) for the BPF tier'
 }
 
 @test "the timeout count: retransmission timeouts of the step's sockets match the kernel's TcpExtTCPTimeouts within 10%" {
