@@ -124,7 +124,7 @@ $(B)/libibnet-a2a-%.so:
 	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ -ldl -lpthread
 
 # -g: libbpf reads the maps' types from the object's BTF.
-$(B)/ibnet_tcp_floor.bpf.o: tcp-floor-bpf/ibnet_tcp_floor.bpf.c | $(B)/pic
+$(B)/ibnet_tcp_floor.bpf.o: tcp-floor-bpf/ibnet_tcp_floor.bpf.c tcp-floor-bpf/ibnet_tcp_floor_rule.h | $(B)/pic
 	$(BPF_CLANG) -O2 -g -target bpf $(WARN) $(BPF_INCLUDE) -MMD -MP -MF $(B)/pic/ibnet_tcp_floor.bpf.d \
 	    -c -o $@ $<
 

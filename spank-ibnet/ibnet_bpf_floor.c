@@ -4,6 +4,7 @@
  * (ibnet_bpf_floor.h says why it is shaped so).
  */
 #include "ibnet_bpf_floor.h"
+#include "../tcp-floor-bpf/ibnet_tcp_floor_rule.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -474,7 +475,8 @@ int ibnet_bpf_floor_sweep_job(const char *mount, unsigned long job, const char *
 	X(bpf_object__open_file) X(bpf_object__load) X(bpf_object__close) \
 	X(bpf_object__find_map_by_name) X(bpf_object__find_program_by_name) \
 	X(bpf_map__update_elem) X(bpf_map__lookup_elem) X(bpf_program__attach_cgroup) \
-	X(bpf_link__destroy) X(libbpf_set_print) X(libbpf_num_possible_cpus)
+	X(bpf_link__destroy) X(libbpf_set_print) X(libbpf_num_possible_cpus) \
+	X(bpf_map__initial_value)
 #define LIBBPF_POINTER(name) __typeof__(name) *name;
 static struct {
 	void *handle;
@@ -590,6 +592,23 @@ static int writable_only_by_root(const char *path, char *why, size_t wlen)
 	}
 }
 
+/*
+ * The kernel's HZ as libbpf resolved the program's CONFIG_HZ from the
+ * kernel's config (/boot/config-RELEASE or /proc/config.gz): its only
+ * kconfig extern, at the start of its .kconfig map. 0 where unknown.
+ */
+static unsigned int loaded_hz(struct bpf_object *obj)
+{
+	struct bpf_map *kconfig = lib.bpf_object__find_map_by_name(obj, ".kconfig");
+	const unsigned int *hz;
+	size_t size = 0;
+
+	if (!kconfig)
+		return 0;
+	hz = lib.bpf_map__initial_value(kconfig, &size);
+	return hz && size >= sizeof(*hz) ? *hz : 0;
+}
+
 int ibnet_bpf_floor_load(struct ibnet_bpf_floor *f, const char *object, unsigned long floor_us,
 			 char *why, size_t wlen)
 {
@@ -623,6 +642,9 @@ int ibnet_bpf_floor_load(struct ibnet_bpf_floor *f, const char *object, unsigned
 		lib.bpf_object__close(obj);
 		return -1;
 	}
+	f->hz = loaded_hz(obj);
+	floor_us = ibnet_floor_as_kernel_takes((unsigned int)floor_us, f->hz);
+	value = (__u32)floor_us;
 	config = lib.bpf_object__find_map_by_name(obj, MAP_CONFIG);
 	if (!config || !lib.bpf_object__find_map_by_name(obj, MAP_COUNTS) ||
 	    !lib.bpf_object__find_program_by_name(obj, PROG_NAME)) {

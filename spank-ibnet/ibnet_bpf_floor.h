@@ -47,7 +47,8 @@
 struct ibnet_bpf_floor {
 	void *obj;			/* struct bpf_object *, loaded; NULL: none */
 	void *link;			/* struct bpf_link *, attached; NULL: none */
-	unsigned long floor_us;
+	unsigned long floor_us;		/* as the kernel takes it (ibnet_tcp_floor_rule.h) */
+	unsigned int hz;		/* the kernel's CONFIG_HZ, 0 unknown (not rounded) */
 	char cgroup[PATH_MAX];		/* the step's directory; "": none made */
 	char mount[PATH_MAX];		/* the cgroup2 mount it is under */
 	bool slurms;			/* cgroup is Slurm's step_S/user: not ours to fill or remove */
@@ -73,7 +74,8 @@ int ibnet_bpf_floor_find_mount(char *mnt, size_t len, char *why, size_t wlen);
 
 /*
  * Open `object`, write the floor into it and load it: the kernel's
- * verifier passes it or not. 0, or -1 with the reason in why (f holds
+ * verifier passes it or not. The floor is raised to what the kernel takes
+ * (whole jiffies, at least 2: ibnet_tcp_floor_rule.h), in f->floor_us. 0, or -1 with the reason in why (f holds
  * nothing then). Needs CAP_BPF. Only an object no user but root could have
  * written is loaded: it and every directory above it root's, writable by
  * no other user (a sticky directory excepted).

@@ -22,9 +22,13 @@ const char *ibnet_floor_tier_name(enum ibnet_floor_tier tier)
 	}
 }
 
-/* The BPF tier: 0 with it checked (keep NULL) or started in keep; -1 with why. */
+/*
+ * The BPF tier: 0 with it checked (keep NULL) or started in keep, and the
+ * floor as the kernel takes it in *got_us; -1 with why.
+ */
 static int bpf_tier(unsigned long want_us, const char *object, struct ibnet_bpf_floor *keep,
-		    const char *step_cgroup, char *why, size_t wlen, char *swept, size_t swept_len)
+		    const char *step_cgroup, char *why, size_t wlen, char *swept, size_t swept_len,
+		    unsigned long *got_us)
 {
 	struct ibnet_bpf_floor f;
 	char mount[PATH_MAX], slurms[PATH_MAX], note[200];
@@ -45,6 +49,7 @@ static int bpf_tier(unsigned long want_us, const char *object, struct ibnet_bpf_
 			ibnet_bpf_floor_stop(&f, note, sizeof(note));
 			return -1;
 		}
+		*got_us = f.floor_us;
 		*keep = f;
 		return 0;
 	}
@@ -52,6 +57,7 @@ static int bpf_tier(unsigned long want_us, const char *object, struct ibnet_bpf_
 		return -1;
 	if (ibnet_bpf_floor_load(&f, object, want_us, why, wlen) < 0)
 		return -1;
+	*got_us = f.floor_us;
 	if (!keep) {
 		ibnet_bpf_floor_stop(&f, note, sizeof(note));
 		return 0;
@@ -66,7 +72,7 @@ static int bpf_tier(unsigned long want_us, const char *object, struct ibnet_bpf_
 	return 0;
 }
 
-void ibnet_floor_choose(unsigned long want_us, const char *bpf_object,
+void ibnet_floor_choose(unsigned long want_us, bool preload, const char *bpf_object,
 			struct ibnet_bpf_floor *keep, const char *step_cgroup,
 			struct ibnet_floor_choice *out, char *swept, size_t swept_len)
 {
@@ -75,14 +81,18 @@ void ibnet_floor_choose(unsigned long want_us, const char *bpf_object,
 	memset(out, 0, sizeof(*out));
 	if (swept && swept_len)
 		swept[0] = '\0';
-	if (ibnet_probe_rto_floor(want_us, &out->floor_us, sockopt_why, sizeof(sockopt_why)) == 0) {
+	/* The socket option is set by the job preload: the site has none, the BPF tier. */
+	if (!preload)
+		snprintf(sockopt_why, sizeof(sockopt_why), "the socket option is set by the job "
+			 "preload, which the site has off (alltoall_lib=none)");
+	else if (ibnet_probe_rto_floor(want_us, &out->floor_us, sockopt_why,
+				       sizeof(sockopt_why)) == 0) {
 		out->tier = IBNET_FLOOR_SOCKOPT;
 		return;
 	}
 	if (bpf_tier(want_us, bpf_object, keep, step_cgroup, bpf_why, sizeof(bpf_why),
-		     swept, swept_len) == 0) {
+		     swept, swept_len, &out->floor_us) == 0) {
 		out->tier = IBNET_FLOOR_BPF;
-		out->floor_us = want_us;
 		return;
 	}
 	out->tier = IBNET_FLOOR_NONE;

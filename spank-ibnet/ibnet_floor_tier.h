@@ -31,8 +31,14 @@ struct ibnet_floor_choice {
 };
 
 /*
- * Choose the tier for a floor of want_us on this node. bpf_object is the
- * BPF tier's object (NULL: the site has the tier off).
+ * Choose the tier for a floor of want_us on this node. preload: the site
+ * has the job preload (alltoall_lib), which sets the socket option; with
+ * alltoall_lib=none the socket-option tier is skipped, said why. (A preload
+ * the site set that is missing on a node is the caller's to say: the step
+ * then gets no floor, named in its log line, so a broken install shows.) bpf_object is the
+ * BPF tier's object (NULL: the site has the tier off). out->floor_us is the
+ * floor as the node's kernel takes it (the BPF tier: whole jiffies, at
+ * least 2).
  *
  * keep NULL: a check, as ibnet-hosts makes it: the object is loaded (the
  * verifier's answer) and closed again; nothing is made or attached.
@@ -43,7 +49,7 @@ struct ibnet_floor_choice {
  * plugin's were swept (their names into swept, if not NULL). The caller
  * stops it at the step's end.
  */
-void ibnet_floor_choose(unsigned long want_us, const char *bpf_object,
+void ibnet_floor_choose(unsigned long want_us, bool preload, const char *bpf_object,
 			struct ibnet_bpf_floor *keep, const char *step_cgroup,
 			struct ibnet_floor_choice *out, char *swept, size_t swept_len);
 

@@ -351,14 +351,15 @@ int ibnet_probe_job(const struct ibnet_config *cfg, struct ibnet_job *job, struc
 		const struct ibnet_floor_choice *c = job->floor_chosen;
 
 		if (!c) {
-			ibnet_floor_choose(job->tcp_rto_min_us, cfg->tcp_rto_bpf, NULL, NULL, &checked,
-					   NULL, 0);
+			ibnet_floor_choose(job->tcp_rto_min_us, cfg->alltoall_lib != NULL,
+					   cfg->tcp_rto_bpf, NULL, NULL, &checked, NULL, 0);
 			c = &checked;
 		}
 		job->tcp_rto_tier = c->tier;
 		job->tcp_rto_floor_us = c->floor_us;
 		snprintf(job->tcp_rto_why_not, sizeof(job->tcp_rto_why_not), "%s", c->why_not);
-		/* The socket option is set by the preload: without it, no floor. */
+		/* The socket option is set by the preload: the site's missing here,
+		 * no floor, and the log line names the file. */
 		if (c->tier == IBNET_FLOOR_SOCKOPT && !job->alltoall_path) {
 			job->tcp_rto_tier = IBNET_FLOOR_NONE;
 			job->tcp_rto_floor_us = 0;

@@ -119,7 +119,8 @@ static struct spank_option ibnet_options[] = {
 	  0, 0, _opt_ordered },
 	{ "tcp-rto-min", "[TIME|off]",
 	  "Give every TCP socket of the job a retransmission floor (Linux 6.15 or "
-	  "later): a lost packet is resent after milliseconds instead of 200 ms. "
+	  "later, or 5.10 and later where the site installed the BPF tier): a lost "
+	  "packet is resent after milliseconds instead of 200 ms. "
 	  "TIME: 1ms to 200ms, such as 10ms; without it, the site's value. "
 	  "Default: $SLURM_IBNET_TCP_RTO_MIN, else on with --ordered-alltoall or on "
 	  "the transports the site lists (tcp_rto_min_transports).",
@@ -284,8 +285,8 @@ static void start_floor(spank_t sp, const struct ibnet_job *job)
 		return;
 	if (floor_cgroup_name(sp, cgroup, sizeof(cgroup)) < 0)
 		cgroup[0] = '\0';
-	ibnet_floor_choose(job->tcp_rto_min_us, cfg.tcp_rto_bpf, &bpf_floor, cgroup,
-			   &floor_choice, swept, sizeof(swept));
+	ibnet_floor_choose(job->tcp_rto_min_us, cfg.alltoall_lib != NULL,
+			   cfg.tcp_rto_bpf, &bpf_floor, cgroup, &floor_choice, swept, sizeof(swept));
 	floor_chosen = true;
 	step_name(sp, name, sizeof(name));
 	if (bpf_floor.link)	/* which cgroup holds the floor: an admin's first question */

@@ -18,7 +18,13 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
+#include "ibnet_tcp_floor_rule.h"
+
 #define SOL_TCP 6	/* <netinet/tcp.h> is not for the BPF target */
+
+/* The kernel's HZ, from its config (libbpf fills it in at load; 0 where no
+ * config is to be found): the floor is raised to what the kernel takes. */
+extern unsigned int CONFIG_HZ __kconfig __weak;
 
 /* Key 0: the floor in microseconds, written by the loader before attach. */
 struct {
@@ -57,7 +63,7 @@ static __always_inline void give_floor(struct bpf_sock_ops *skops)
 
 	if (!floor_us || !*floor_us)
 		return;
-	v = (int)*floor_us;
+	v = (int)ibnet_floor_as_kernel_takes(*floor_us, CONFIG_HZ);
 	if (bpf_setsockopt(skops, SOL_TCP, TCP_BPF_RTO_MIN, &v, sizeof(v)) == 0)
 		count(COUNT_FLOORED, 1);
 	else

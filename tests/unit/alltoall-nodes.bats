@@ -213,16 +213,17 @@ small_shm() {
 
 @test "a /dev/shm too small for node to node (a container's): calls too large for it go pair by pair on every rank, right data, the reason said, no signal; Open MPI and MPICH" {
 	needs openmpi mpich
-	# 2 pretend nodes of 2 ranks, up to 1 MiB per pair: a segment of up to
-	# 8 MiB, against 4 MiB (Open MPI) or what 32 MiB leaves beside MPICH's
-	# own (UCX takes about 4 MiB a rank).
-	run small_shm 4m bash -c "$(declare -f ompi); $(declare -p A2A_TEST); AGGREGATE=2; ompi 4 2 '$BUILD/tests/a2a_check.openmpi' 81 4 1048576"
+	# 2 pretend nodes of 2 ranks, up to 2 MiB per pair: a segment of up to
+	# 16 MiB, against half of what a 48 MiB /dev/shm has left beside the
+	# MPI's own shared memory (Open MPI 5's takes 16 MiB, MPICH's UCX about
+	# 4 MiB a rank; less than 48 MiB fails the MPI itself).
+	run small_shm 48m bash -c "$(declare -f ompi); $(declare -p A2A_TEST); AGGREGATE=2; ompi 4 2 '$BUILD/tests/a2a_check.openmpi' 87 6 2097152"
 	assert_success
-	assert_line 'CHECK cases=4 ranks=4 failures=0'
+	assert_line 'CHECK cases=6 ranks=4 failures=0'
 	assert_output --regexp 'spank-ibnet alltoall: node to node needs a shared segment of [0-9.]+ MiB on this node, but /dev/shm has [0-9.]+ MiB free and node to node takes at most half of it: these calls go pair by pair'
 	refute_output --partial 'Bus error'
 	refute_output --partial 'out of memory'
-	run small_shm 32m bash -c "$(declare -f mpich); $(declare -p A2A_TEST); AGGREGATE=2; mpich 4 2 '$BUILD/tests/a2a_check.mpich' 87 6 2097152"
+	run small_shm 48m bash -c "$(declare -f mpich); $(declare -p A2A_TEST); AGGREGATE=2; mpich 4 2 '$BUILD/tests/a2a_check.mpich' 87 6 2097152"
 	assert_success
 	assert_line 'CHECK cases=6 ranks=4 failures=0'
 	assert_output --partial 'these calls go pair by pair'

@@ -137,8 +137,9 @@ PAIR="python3 \$REPO/tests/programs/tcp_lossy_pair.py 20 1000 10"
 	# Hidden: the BPF tier, which needs no preload; the same variable says the floor.
 	run in_ns "LD_PRELOAD=\$HIDE \$IBNET_HOSTS $args"
 	assert_success
-	assert_output --partial 'TCP retransmission floor 10000 us (--tcp-rto-min) by bpf'
-	assert_output --partial "SLURM_IBNET_TCP_RTO_MIN_US='10000'"
+	# 10 ms in whole jiffies: 10000 us, or 12000 at HZ=250 (the floor as the kernel takes it).
+	assert_output --regexp 'TCP retransmission floor 1[0-9]000 us \(--tcp-rto-min\) by bpf'
+	assert_output --regexp "SLURM_IBNET_TCP_RTO_MIN_US='1[0-9]000'"
 	refute_output --partial "$A2A"
 	# No object: none, and both reasons.
 	run in_ns "LD_PRELOAD=\$HIDE \$IBNET_HOSTS --config \"\$CONF tcp_rto_bpf=$BATS_TEST_TMPDIR/none.o\" --env --transport=tcp --iface eth0 --tcp-rto-min --nodelist c1-1"
@@ -267,6 +268,33 @@ PAIR="python3 \$REPO/tests/programs/tcp_lossy_pair.py 20 1000 10"
 	assert_line 'salloc: listed'
 	assert_output --regexp 'and no BPF tier: libbpf \(0\.8 or later\) is not on this node \([^)]*libbpf\.so\.1: file too short'
 	assert_output --partial 'install it (Debian, Ubuntu: libbpf1; RHEL, SUSE: libbpf) for the BPF tier'
+}
+
+@test "a floor under 2 jiffies is raised to 2 on the BPF tier (the kernel refuses less), and the value set is the one reported; ibnet-hosts --env says it too (issue 43)" {
+	run in_ns '
+		LD_PRELOAD=$HIDE $RUN $OBJ 1000 job_908.step_0 -- '"$PAIR"'
+		LD_PRELOAD=$HIDE $IBNET_HOSTS --config "$CONF" --env --transport=tcp --iface eth0 --tcp-rto-min=1ms --nodelist c1-1'
+	assert_success
+	[[ "$output" =~ floor:\ ([0-9]+)\ us\ \(asked\ 1000\ us,\ HZ\ ([0-9]+)\) ]] ||
+		fail "the loader did not say the floor it set"
+	local got=${BASH_REMATCH[1]} hz=${BASH_REMATCH[2]}
+	[ "$hz" -gt 0 ] || skip "libbpf found no kernel config here (/boot/config-*, /proc/config.gz): HZ unknown"
+	# 2 jiffies, in the least whole microseconds.
+	[ "$got" -eq $(( (2000000 + hz - 1) / hz )) ]
+	assert_output --regexp 'counts: floored=[4-9] refused=0 '
+	[[ "$output" =~ rounds=20\ client_rto=([0-9]+)\ accepted_rto=([0-9]+) ]]
+	[ "${BASH_REMATCH[1]}" -lt 50000 ]
+	[ "${BASH_REMATCH[2]}" -lt 50000 ]
+	assert_output --partial "TCP retransmission floor $got us (--tcp-rto-min) by bpf"
+	assert_output --partial "SLURM_IBNET_TCP_RTO_MIN_US='$got'"
+}
+
+@test "alltoall_lib=none: the floor comes by the BPF tier even where the kernel has the socket option (the preload sets that one); with tcp_rto_bpf=none too, none, both reasons said (issue 43)" {
+	run in_ns '$IBNET_HOSTS --config "${CONF%% alltoall_lib=*} alltoall_lib=none" --env --transport=tcp --iface eth0 --tcp-rto-min --nodelist c1-1
+		$IBNET_HOSTS --config "${CONF%% alltoall_lib=*} alltoall_lib=none tcp_rto_bpf=none" --env --transport=tcp --iface eth0 --tcp-rto-min --nodelist c1-1'
+	assert_success
+	assert_output --regexp 'TCP retransmission floor 1[0-9]000 us \(--tcp-rto-min\) by bpf'
+	assert_output --partial "no TCP retransmission floor (--tcp-rto-min): the socket option is set by the job preload, which the site has off (alltoall_lib=none), and no BPF tier: the site has the BPF tier off (tcp_rto_bpf=none)"
 }
 
 @test "the timeout count: retransmission timeouts of the step's sockets match the kernel's TcpExtTCPTimeouts within 10%" {
