@@ -559,6 +559,28 @@ static const struct key_kind kind_thresholds = { thresholds_set, thresholds_rese
 						 thresholds_print, NULL };
 static const struct key_kind kind_rto = { rto_set, rto_reset, rto_print, NULL };
 
+/* tcp_rto_min_least=: a floor, not off; 1ms (the bound) unless the site raises it. */
+static int least_set(struct ibnet_config *cfg, const struct config_key *key, const char *value,
+		     struct ibnet_err *err)
+{
+	if (rto_set(cfg, key, value, err) < 0)
+		return -1;
+	if (*(unsigned long *)field_of(cfg, key))
+		return 0;
+	ibnet_err_set(err, IBNET_PREFIX "plugstack.conf: %s=off: the least floor a job may ask "
+		      "for is a time (1ms to 200ms); tcp_rto_min=off switches the floor off",
+		      key_name(key));
+	return -1;
+}
+
+static int least_reset(struct ibnet_config *cfg, const struct config_key *key)
+{
+	*(unsigned long *)field_of(cfg, key) = IBNET_RTO_MIN_LOW_US;
+	return 0;
+}
+
+static const struct key_kind kind_rto_least = { least_set, least_reset, rto_print, NULL };
+
 #define FIELD(member) offsetof(struct ibnet_config, member)
 #define A2A_KEY(row) { .kind = &kind_a2a, .field = FIELD(a2a), .a2a = (row) }
 
@@ -596,6 +618,8 @@ static const struct config_key config_keys[] = {
 	{ .kind = &kind_thresholds, .field = FIELD(a2a_threshold), .a2a = IBNET_A2A_THRESHOLD },
 	{ .name = "tcp_rto_min", .kind = &kind_rto, .field = FIELD(tcp_rto_min_us),
 	  .unset = "off" },
+	{ .name = "tcp_rto_min_least", .kind = &kind_rto_least,
+	  .field = FIELD(tcp_rto_min_least_us) },
 	{ .name = "tcp_rto_bpf", .kind = &kind_path_or_none, .field = FIELD(tcp_rto_bpf),
 	  .def = IBNET_BPF_FLOOR_DEFAULT, .unset = "none" },
 	{ .name = "tcp_rto_min_transports", .kind = &kind_floor_transports,
@@ -660,6 +684,12 @@ static int check_together(const struct ibnet_config *cfg, struct ibnet_err *err)
 		ibnet_err_set(err, IBNET_PREFIX "plugstack.conf: %s=%s is not in %s=",
 			      key_of_field(FIELD(default_transport)),
 			      ibnet_transport_name(cfg->default_transport), key_of_field(FIELD(allowed)));
+		return -1;
+	}
+	if (cfg->tcp_rto_min_us && cfg->tcp_rto_min_us < cfg->tcp_rto_min_least_us) {
+		ibnet_err_set(err, IBNET_PREFIX "plugstack.conf: %s=%luus is below %s=%luus",
+			      key_of_field(FIELD(tcp_rto_min_us)), cfg->tcp_rto_min_us,
+			      key_of_field(FIELD(tcp_rto_min_least_us)), cfg->tcp_rto_min_least_us);
 		return -1;
 	}
 	for (i = 0; i < IBNET_TRANSPORT_COUNT; i++)

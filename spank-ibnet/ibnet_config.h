@@ -89,6 +89,9 @@ struct ibnet_config {
 	/* tcp_rto_min=: the TCP retransmission floor a step gets when it asks
 	 * (--tcp-rto-min, --ordered-alltoall), in microseconds; 0: off */
 	unsigned long tcp_rto_min_us;
+	/* tcp_rto_min_least=: the least floor a job may ask for (default 1 ms,
+	 * the bound); below it the job is refused (ibnet_rto_check_least) */
+	unsigned long tcp_rto_min_least_us;
 	/* tcp_rto_bpf=: the BPF tier's object, for kernels without
 	 * TCP_RTO_MIN_US; NULL: tcp_rto_bpf=none */
 	char *tcp_rto_bpf;

@@ -537,9 +537,32 @@ static int run_map(struct hosts_cmd *c)
 	return do_map(&c->cfg, c->operands[0], c->expand, c->sep, c->repeat, &c->err);
 }
 
+/*
+ * --check: every file the line names, checked on this node, each missing
+ * one said with its key. Said, not refused: a login node needs only the
+ * plugin, and this may be one (run --check on a compute node as well).
+ */
+static void check_paths(const struct ibnet_config *cfg)
+{
+	const struct { const char *key, *path; } files[] = {
+		{ "rspreload", cfg->rspreload }, { "rsgate", cfg->rsgate },
+		{ "alltoall_lib", cfg->alltoall_lib }, { "tcp_rto_bpf", cfg->tcp_rto_bpf },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		const char *problem = files[i].path ? ibnet_probe_file_problem(files[i].path) : NULL;
+
+		if (problem)
+			printf("missing: %s=%s: %s (a step that needs it is refused, or runs "
+			       "without it, on such a node)\n", files[i].key, files[i].path, problem);
+	}
+}
+
 static int run_check(struct hosts_cmd *c)
 {
 	ibnet_config_print(&c->cfg, stdout);
+	check_paths(&c->cfg);
 	return c->nodelist ? do_check_nodes(&c->cfg, c->nodelist, &c->err) : 0;
 }
 

@@ -37,9 +37,20 @@ static const char *const rspreload_search[] = { IBNET_RSPRELOAD_SEARCH, NULL };
  */
 static bool readable_by_users(const char *path)
 {
+	return ibnet_probe_file_problem(path) == NULL;
+}
+
+const char *ibnet_probe_file_problem(const char *path)
+{
 	struct stat st;
 
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & S_IROTH);
+	if (stat(path, &st) != 0)
+		return "not on this node";
+	if (!S_ISREG(st.st_mode))
+		return "not a plain file";
+	if (!(st.st_mode & S_IROTH))
+		return "not readable by every user";
+	return NULL;
 }
 
 /* The librspreload found must also be one the gate covers (see below). */

@@ -52,6 +52,13 @@ int ibnet_probe_iface(const char *list, const char *why, char found[IBNET_IFNAME
  */
 int ibnet_probe_rto_floor(unsigned long want_us, unsigned long *got_us, char *why, size_t len);
 
+/*
+ * What keeps a file the plugin gives a job (a library, the BPF object) from
+ * being used on this node: "not on this node", "not a plain file", "not
+ * readable by every user"; NULL when nothing does.
+ */
+const char *ibnet_probe_file_problem(const char *path);
+
 /* The job preload, cfg->alltoall_lib, if every user can read it here; else NULL. */
 const char *ibnet_probe_alltoall(const struct ibnet_config *cfg);
 

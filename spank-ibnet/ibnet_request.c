@@ -25,6 +25,18 @@ int ibnet_options_set_rto(struct ibnet_options *opts, const char *optarg, struct
 	return 0;
 }
 
+int ibnet_rto_check_least(const struct ibnet_config *cfg, unsigned long us, const char *source,
+			  struct ibnet_err *err)
+{
+	if (!us || us >= cfg->tcp_rto_min_least_us)
+		return 0;
+	ibnet_err_set(err, IBNET_PREFIX "%s: a retransmission floor of %luus is below this site's "
+		      "least, %luus (plugstack.conf tcp_rto_min_least): a floor under the real round "
+		      "trip resends packets that were only late", source, us,
+		      cfg->tcp_rto_min_least_us);
+	return -1;
+}
+
 static int resolve_rto_floor(const struct ibnet_config *cfg, const struct ibnet_options *opts,
 			     const char *env, struct ibnet_job *job, struct ibnet_err *err)
 {
@@ -61,7 +73,7 @@ static int resolve_rto_floor(const struct ibnet_config *cfg, const struct ibnet_
 			      "floor off (plugstack.conf tcp_rto_min=off)", job->tcp_rto_min_source);
 		return -1;
 	}
-	return 0;
+	return ibnet_rto_check_least(cfg, job->tcp_rto_min_us, job->tcp_rto_min_source, err);
 }
 
 int ibnet_request_resolve(const struct ibnet_config *cfg, const struct ibnet_options *opts,

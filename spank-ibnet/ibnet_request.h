@@ -40,6 +40,12 @@ struct ibnet_options {
  * returns -1 with the sentence in err.
  */
 int ibnet_options_set_rto(struct ibnet_options *opts, const char *optarg, struct ibnet_err *err);
+/*
+ * A floor a job asked for (us, from source) below the site's least
+ * (tcp_rto_min_least): -1 with the refusal in err; 0 otherwise (0 us: off).
+ */
+int ibnet_rto_check_least(const struct ibnet_config *cfg, unsigned long us, const char *source,
+			  struct ibnet_err *err);
 
 /*
  * Fill job->transport, job->alltoall, job->tcp_rto_min_us and their

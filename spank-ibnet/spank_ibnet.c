@@ -176,7 +176,12 @@ static int _opt_rto(int val, const char *optarg, int remote)
 	struct ibnet_err err = { "" };
 
 	(void)val;
-	return ibnet_options_set_rto(&opts, optarg, &err) < 0 ? refuse_option(remote, &err) : 0;
+	/* Below the site's least: refused here too, before the job is queued. */
+	if (ibnet_options_set_rto(&opts, optarg, &err) < 0 ||
+	    (cfg_loaded && !opts.rto_site &&
+	     ibnet_rto_check_least(&cfg, opts.rto_us, "--tcp-rto-min", &err) < 0))
+		return refuse_option(remote, &err);
+	return 0;
 }
 
 int slurm_spank_init(spank_t sp, int ac, char **av)

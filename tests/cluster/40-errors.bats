@@ -101,3 +101,18 @@ setup() {
 	assert_success
 	assert_output tcp
 }
+
+@test "a floor below the site's least (tcp_rto_min_least) is refused before queueing, naming both values; one at the least runs" {
+	cluster_up -n 2 --plugin-args 'tcp_rto_min_least=5ms'
+	local before
+	before=$(squeue -h | wc -l)
+	run sbatch --tcp-rto-min=2ms "$BATS_TEST_TMPDIR/job.sh"
+	assert_failure
+	assert_output --partial "spank-ibnet: --tcp-rto-min: a retransmission floor of 2000us is below this site's least, 5000us (plugstack.conf tcp_rto_min_least)"
+	[ "$(squeue -h | wc -l)" -eq "$before" ]
+	run timeout 60 srun -N1 --transport=tcp --tcp-rto-min=5ms printenv SLURM_IBNET_TCP_RTO_MIN
+	assert_success
+	assert_output 5ms
+	run assert_daemons_healthy
+	assert_success
+}

@@ -156,3 +156,16 @@ load ../helpers/common
 	assert_success
 	assert_output 'cib1-1,cib1-2,cib1-3'
 }
+
+@test "--check checks every file the line names on this node and says which is missing, by key; present ones and alltoall_lib=none say nothing (issue 43)" {
+	cp "$BUILD/libibnet-rsgate.so" "$BATS_TEST_TMPDIR/gate.so"
+	chmod 0644 "$BATS_TEST_TMPDIR/gate.so"
+	mkdir "$BATS_TEST_TMPDIR/dir.o"
+	run "$IBNET_HOSTS" --config "rspreload=/opt/rs/librspreload.so rsgate=$BATS_TEST_TMPDIR/gate.so alltoall_lib=none tcp_rto_bpf=$BATS_TEST_TMPDIR/dir.o" --check
+	# Said, not refused: a login node needs only the plugin.
+	assert_success
+	assert_line 'missing: rspreload=/opt/rs/librspreload.so: not on this node (a step that needs it is refused, or runs without it, on such a node)'
+	assert_line "missing: tcp_rto_bpf=$BATS_TEST_TMPDIR/dir.o: not a plain file (a step that needs it is refused, or runs without it, on such a node)"
+	refute_output --partial "missing: rsgate="
+	refute_output --partial "missing: alltoall_lib="
+}

@@ -195,3 +195,26 @@ print("client=%d accepted=%d" % (rto(c), rto(s)))'
 	assert_success
 	[ -z "$(ls -A "$tally")" ]
 }
+
+@test "tcp_rto_min_least: the site's least floor; a job asking less is refused by option and by variable, naming both values; the site's own tcp_rto_min below it and off are refused (issue 43)" {
+	run "$IBNET_HOSTS" --check
+	assert_success
+	assert_line 'tcp_rto_min_least=1000us'
+	run "$IBNET_HOSTS" --config "tcp_rto_min_least=5ms" --env --transport=tcp --iface lo --tcp-rto-min=2ms --nodelist c1-1
+	assert_failure
+	assert_output --partial "spank-ibnet: --tcp-rto-min: a retransmission floor of 2000us is below this site's least, 5000us (plugstack.conf tcp_rto_min_least)"
+	SLURM_IBNET_TCP_RTO_MIN=3ms run "$IBNET_HOSTS" --config "tcp_rto_min_least=5ms" --env --transport=tcp --iface lo --nodelist c1-1
+	assert_failure
+	assert_output --partial "spank-ibnet: SLURM_IBNET_TCP_RTO_MIN: a retransmission floor of 3000us is below this site's least, 5000us"
+	# At the least, and off, are the job's to ask.
+	run "$IBNET_HOSTS" --config "tcp_rto_min_least=5ms" --env --transport=tcp --iface lo --tcp-rto-min=5ms --nodelist c1-1
+	assert_success
+	run "$IBNET_HOSTS" --config "tcp_rto_min_least=5ms" --env --transport=tcp --iface lo --tcp-rto-min=off --nodelist c1-1
+	assert_success
+	run "$IBNET_HOSTS" --config "tcp_rto_min_least=20ms" --check
+	assert_failure
+	assert_output --partial 'spank-ibnet: plugstack.conf: tcp_rto_min=10000us is below tcp_rto_min_least=20000us'
+	run "$IBNET_HOSTS" --config "tcp_rto_min_least=off" --check
+	assert_failure
+	assert_output --partial 'tcp_rto_min_least=off: the least floor a job may ask for is a time'
+}
