@@ -57,7 +57,7 @@ vpath %.c $(SRC) $(A2A_SRC) $(GATE_SRC) $(CONTRACT)
 CORE = ibnet_util ibnet_hostlist ibnet_rule ibnet_config ibnet_request ibnet_job ibnet_probe \
 	ibnet_planner ibnet_env ibnet_env_mpi ibnet_preload ibnet_env_alltoall \
 	ibnet_gaussian ibnet_step ibnet_a2a_settings ibnet_floor_settings ibnet_tally \
-	ibnet_floor_tier ibnet_bpf_floor
+	ibnet_floor_tier ibnet_bpf_floor ibnet_iface_route
 # What only ibnet-hosts needs: the site's plugstack.conf line.
 TOOL_ONLY = ibnet_site
 
@@ -124,8 +124,8 @@ $(B)/libibnet-a2a-%.so:
 	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ -ldl -lpthread
 
 # -g: libbpf reads the maps' types from the object's BTF.
-$(B)/ibnet_tcp_floor.bpf.o: tcp-floor-bpf/ibnet_tcp_floor.bpf.c tcp-floor-bpf/ibnet_tcp_floor_rule.h | $(B)/pic
-	$(BPF_CLANG) -O2 -g -target bpf $(WARN) $(BPF_INCLUDE) -MMD -MP -MF $(B)/pic/ibnet_tcp_floor.bpf.d \
+$(B)/ibnet_tcp_floor.bpf.o: tcp-floor-bpf/ibnet_tcp_floor.bpf.c | $(B)/pic
+	$(BPF_CLANG) -O2 -g -target bpf $(WARN) $(BPF_INCLUDE) -I$(CONTRACT) -MMD -MP -MF $(B)/pic/ibnet_tcp_floor.bpf.d \
 	    -c -o $@ $<
 
 include mk/depends.mk

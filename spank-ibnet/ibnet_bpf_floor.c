@@ -4,7 +4,7 @@
  * (ibnet_bpf_floor.h says why it is shaped so).
  */
 #include "ibnet_bpf_floor.h"
-#include "../tcp-floor-bpf/ibnet_tcp_floor_rule.h"
+#include "ibnet_tcp_floor_rule.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -744,6 +744,8 @@ int ibnet_config_parse(struct ibnet_config *cfg, int argc, char **argv,
 	}
 	if (check_together(cfg, err) < 0)
 		goto fail;
+	cfg->eth_iface_given = seen[key_named("eth_iface") - config_keys];
+	cfg->ib_iface_given = seen[key_named("ib_iface") - config_keys];
 	return 0;
 nomem:
 	ibnet_err_set(err, IBNET_PREFIX "out of memory reading plugstack.conf arguments");

@@ -78,8 +78,11 @@ struct ibnet_config {
 	char *rspreload;	/* admin's path; NULL: search IBNET_RSPRELOAD_SEARCH */
 	char *rsgate;		/* our rsocket gate library */
 	struct ibnet_rule *ib_rule;
-	char *eth_iface;	/* comma list of names or fnmatch patterns */
+	char *eth_iface;	/* comma list of names or fnmatch patterns, or "route" */
 	char *ib_iface;
+	/* Set by the admin: else the default (eth0, ib0) falls back to the
+	 * interface of the route to the job's other nodes (ibnet_iface_route.h) */
+	bool eth_iface_given, ib_iface_given;
 	char *rsocket_programs;	/* comma list of fnmatch patterns */
 	char *rdma_device;	/* e.g. mlx5_0:1; NULL: let the MPI choose */
 	char *alltoall_lib;	/* the paced all-to-all preload; NULL: alltoall_lib=none */

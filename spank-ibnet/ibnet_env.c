@@ -184,6 +184,11 @@ char *ibnet_env_plan_describe(const struct ibnet_job *job, const struct ibnet_en
 	if (job->iface) {
 		ibnet_buf_adds(&b, ", interface ");
 		ibnet_buf_adds(&b, job->iface);
+		if (job->iface_how[0]) {
+			ibnet_buf_adds(&b, " (");
+			ibnet_buf_adds(&b, job->iface_how);
+			ibnet_buf_adds(&b, ")");
+		}
 	}
 	if (job->rsgate_path && job->rspreload_path) {
 		ibnet_buf_adds(&b, ", preload ");

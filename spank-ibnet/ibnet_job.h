@@ -42,6 +42,7 @@ struct ibnet_job {
 	/* What this node has (ibnet_probe_job) */
 	const char *iface;		/* the interface to use; NULL for none */
 	char iface_found[IBNET_IFNAME_MAX];	/* what the probe found, where iface points */
+	char iface_how[160];		/* found by route: how ("the route to c1-2"); "" else */
 	const char *rspreload_path;	/* for rsocket */
 	const char *rsgate_path;
 	const char *alltoall_path;	/* the job preload (paced all-to-all, TCP floor), if on

@@ -5,6 +5,7 @@
  */
 #include "ibnet_probe.h"
 #include "ibnet_floor_tier.h"
+#include "ibnet_iface_route.h"
 #include "ibnet_job.h"
 #include "rspreload_calls.h"
 
@@ -134,6 +135,17 @@ static const char *iface_match(const char *pattern, struct ifaddrs *all)
 	return best;
 }
 
+bool ibnet_probe_lists_route(const char *list)
+{
+	size_t n = strlen(IBNET_IFACE_ROUTE);
+	const char *p;
+
+	for (p = list; (p = strstr(p, IBNET_IFACE_ROUTE)); p += n)
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
 int ibnet_probe_iface(const char *list, const char *why, char found[IBNET_IFNAME_MAX],
 		      struct ibnet_err *err)
 {
@@ -155,6 +167,8 @@ int ibnet_probe_iface(const char *list, const char *why, char found[IBNET_IFNAME
 		return -1;
 	}
 	for (i = 0; !hit && i < items.n; i++) {
+		if (strcmp(items.v[i], IBNET_IFACE_ROUTE) == 0)
+			continue;	/* the caller's (choose_iface) */
 		if (strpbrk(items.v[i], "*?["))
 			hit = iface_match(items.v[i], all);
 		else if (iface_has_address(items.v[i], all))
@@ -336,6 +350,38 @@ char *ibnet_probe_paced_builds_describe(const bool have[IBNET_A2A_ABI_COUNT], ch
 	return buf;
 }
 
+/*
+ * The step's interface: the first of the site's list this node has; where
+ * that fails and the list is the default (eth0, ib0) or names "route", the
+ * interface of this node's route to the job's other nodes (their IB names
+ * for ipoib and rsocket, and only an interface whose own network holds
+ * them). job->iface_how says how, for the log line.
+ */
+static int choose_iface(const struct ibnet_config *cfg, struct ibnet_job *job, const char *why,
+			struct ibnet_err *err)
+{
+	bool ib = ibnet_transport_needs_ib(job->transport);
+	const char *ifaces = ib ? cfg->ib_iface : cfg->eth_iface;
+	bool given = ib ? cfg->ib_iface_given : cfg->eth_iface_given;
+	char route_why[300];
+
+	job->iface_how[0] = '\0';
+	if (ibnet_probe_iface(ifaces, why, job->iface_found, err) == 0) {
+		job->iface = job->iface_found;
+		return 0;
+	}
+	if (given && !ibnet_probe_lists_route(ifaces))
+		return -1;
+	if (ibnet_iface_route(job->nodelist, job->max_hosts, ib ? cfg->ib_rule : NULL, ib,
+			      job->iface_found, job->iface_how, sizeof(job->iface_how),
+			      route_why, sizeof(route_why)) == 0) {
+		job->iface = job->iface_found;
+		return 0;
+	}
+	ibnet_err_append(err, ", nor one by route: %s", route_why);
+	return -1;
+}
+
 int ibnet_probe_job(const struct ibnet_config *cfg, struct ibnet_job *job, struct ibnet_err *err)
 {
 	char why[64];
@@ -385,14 +431,8 @@ int ibnet_probe_job(const struct ibnet_config *cfg, struct ibnet_job *job, struc
 		return 0;
 	}
 	snprintf(why, sizeof(why), "--transport=%s", ibnet_transport_name(job->transport));
-	if (!job->iface) {
-		const char *ifaces = ibnet_transport_needs_ib(job->transport) ? cfg->ib_iface :
-				     cfg->eth_iface;
-
-		if (ibnet_probe_iface(ifaces, why, job->iface_found, err) < 0)
-			return -1;
-		job->iface = job->iface_found;
-	}
+	if (!job->iface && choose_iface(cfg, job, why, err) < 0)
+		return -1;
 	if (paced)
 		probe_link(cfg, job);
 	if (job->transport != IBNET_RSOCKET)

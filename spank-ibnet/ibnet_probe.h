@@ -34,6 +34,9 @@ int ibnet_probe_rspreload_calls(const char *path, struct ibnet_err *err);
 /* cfg->rsgate if it exists, else NULL with err set. */
 const char *ibnet_probe_rsgate(const struct ibnet_config *cfg, struct ibnet_err *err);
 
+/* Does the comma list name the item "route" (ibnet_iface_route.h)? */
+bool ibnet_probe_lists_route(const char *list);
+
 /*
  * The interface a transport uses on this node: the first entry of `list`
  * (eth_iface or ib_iface: names or fnmatch patterns, comma-separated) that

@@ -21,8 +21,7 @@ int ibnet_step_plan(const struct ibnet_config *cfg, const struct ibnet_step_inpu
 	if (in->iface && job->transport != IBNET_NONE)
 		job->iface = in->iface;
 	job->floor_chosen = in->floor_chosen;
-	if (ibnet_probe_job(cfg, job, err) < 0)
-		goto refused;
+	/* The nodes first: the probe may find the interface by the route to them. */
 	if (in->nodelist) {
 		job->nodelist = in->nodelist;
 	} else {
@@ -31,6 +30,8 @@ int ibnet_step_plan(const struct ibnet_config *cfg, const struct ibnet_step_inpu
 			goto refused;
 		job->nodelist = step->nodelist;
 	}
+	if (ibnet_probe_job(cfg, job, err) < 0)
+		goto refused;
 	if (ibnet_env_plan_build(cfg, job, in->lookup, in->ctx, &step->plan, err) < 0)
 		goto refused;
 	step->summary = ibnet_env_plan_describe(job, &step->plan);

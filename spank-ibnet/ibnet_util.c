@@ -20,6 +20,21 @@ void ibnet_err_set(struct ibnet_err *err, const char *fmt, ...)
 	va_end(ap);
 }
 
+void ibnet_err_append(struct ibnet_err *err, const char *fmt, ...)
+{
+	size_t used;
+	va_list ap;
+
+	if (!err)
+		return;
+	used = strnlen(err->msg, sizeof(err->msg));
+	if (used >= sizeof(err->msg) - 1)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err->msg + used, sizeof(err->msg) - used, fmt, ap);
+	va_end(ap);
+}
+
 char *ibnet_log_line(char buf[IBNET_LOG_LINE_MAX], const char *fmt, ...)
 {
 	va_list ap;

@@ -40,6 +40,9 @@ struct ibnet_err {
 
 void ibnet_err_set(struct ibnet_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* More of the same sentence, after what err says already. */
+void ibnet_err_append(struct ibnet_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /*
  * Quote a value for an error message, in single quotes: at most IBNET_QUOTE_MAX characters,

@@ -162,7 +162,7 @@ $(B)/tests/linda_standin: tests/programs/linda_standin.c
 programs: $(if $(filter yes,$(WITH_BPF)),$(B)/tests/bpf_floor_run)
 $(B)/tests/bpf_floor_run: tests/programs/bpf_floor_run.c $(SRC)/ibnet_bpf_floor.c $(SRC)/ibnet_bpf_floor.h
 	mkdir -p $(B)/tests
-	$(CC) -std=gnu11 $(WARN) $(DEFS) -O2 -I$(SRC) -o $@ tests/programs/bpf_floor_run.c \
+	$(CC) -std=gnu11 $(WARN) $(DEFS) -O2 -I$(SRC) -I$(CONTRACT) -o $@ tests/programs/bpf_floor_run.c \
 	    $(SRC)/ibnet_bpf_floor.c $(BPF_LIBS)
 # Every form of the call (tests/unit/alltoall-forms.bats): two threads at once.
 programs: $(TEST_MPIS:%=$(B)/tests/a2a_threads.%)

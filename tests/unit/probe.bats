@@ -187,3 +187,42 @@ paced_probe() {
 	paced_step "$dir"
 	assert_line --partial "; paced builds: ompi (libibnet-a2a-mpich.so missing: MPICH-ABI jobs here get their MPI's own all-to-all)"
 }
+
+# route_ns SCRIPT: SCRIPT in a network namespace of its own (spank-routetest-PID,
+# deleted after) whose interfaces are eno1 (198.18.250.1/24) and ib0x
+# (198.19.250.1/24), a route to 10.99.0.0/24 through a gateway on ib0x, and
+# an /etc/hosts naming peer, peer-ib and far-ib.
+route_ns() {
+	local ns=spank-routetest-$$ hosts=$BATS_TEST_TMPDIR/hosts i rc=0
+	printf '127.0.0.1 localhost\n198.18.250.2 peer\n198.19.250.2 peer-ib\n10.99.0.2 far-ib\n' > "$hosts"
+	ip netns add "$ns"
+	ip -n "$ns" link set lo up
+	ip -n "$ns" link add eno1 type veth peer name eno1p
+	ip -n "$ns" link add ib0x type veth peer name ib0xp
+	ip -n "$ns" addr add 198.18.250.1/24 dev eno1
+	ip -n "$ns" addr add 198.19.250.1/24 dev ib0x
+	for i in eno1 eno1p ib0x ib0xp; do ip -n "$ns" link set "$i" up; done
+	ip -n "$ns" route add 10.99.0.0/24 via 198.19.250.254 dev ib0x onlink
+	ip netns exec "$ns" unshare -m --propagation private env IBNET_HOSTS="$IBNET_HOSTS" \
+		sh -c 'mount --bind "$1" /etc/hosts && eval "$2"' _ "$hosts" "$1" || rc=$?
+	ip netns del "$ns"
+	return $rc
+}
+
+@test "no eth0 or ib0 on the node and eth_iface/ib_iface left at their defaults: the interface of the route to the job's other nodes (their IB names for ipoib and rsocket), said how; never one reached by a gateway for IB; an admin's list is kept unless it names route (issue 43)" {
+	[ "$(id -u)" -eq 0 ] || skip "making a network namespace needs root"
+	run route_ns '
+		for t in tcp ipoib; do $IBNET_HOSTS --env --transport=$t --nodelist "$(hostname),peer" 2>&1 | head -1; done
+		$IBNET_HOSTS --env --transport=ipoib --nodelist "$(hostname),far" 2>&1 | head -1
+		$IBNET_HOSTS --config "eth_iface=eth0" --env --transport=tcp --nodelist "$(hostname),peer" 2>&1 | head -1
+		$IBNET_HOSTS --config "eth_iface=eth0,route" --env --transport=tcp --nodelist "$(hostname),peer" 2>&1 | head -1
+		$IBNET_HOSTS --env --transport=tcp --nodelist "$(hostname),peer" 2>/dev/null | grep "^export OMPI_MCA_btl_tcp_if_include="'
+	assert_success
+	assert_line 'spank-ibnet: transport=tcp (--transport), alltoall=default (default), interface eno1 (the route to peer); 15 environment changes'
+	assert_line 'spank-ibnet: transport=ipoib (--transport), alltoall=default (default), interface ib0x (the route to peer-ib); 15 environment changes'
+	assert_line "spank-ibnet: --transport=ipoib needs network interface ib0, which is down or has no address on this node, nor one by route: far-ib (10.99.0.2) is not on the network of ib0x, the interface of this node's route to it (a gateway's)"
+	assert_line 'spank-ibnet: --transport=tcp needs network interface eth0, which is down or has no address on this node'
+	# The default's and eth0,route's.
+	[ "$(grep -c '^spank-ibnet: transport=tcp (--transport), alltoall=default (default), interface eno1 (the route to peer); 15 environment changes$' <<<"$output")" -eq 2 ]
+	assert_line "export OMPI_MCA_btl_tcp_if_include='eno1'"
+}
