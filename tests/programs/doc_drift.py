@@ -13,6 +13,9 @@ MPI variables: every variable of the per-MPI table (spank-ibnet/ibnet_env_mpi.c,
 env_rules[]) and of the all-to-all's MPI choices (contract/ibnet_a2a_settings.c,
 ibnet_a2a_mpi_choices[]) against the admin guide's "What each transport sets"
 table, both ways.
+Figures: every measured figure (0.93x, 1.03-1.09x, 38.7 ms, 7%) in the admin
+and user guides, the architecture and the README against the benchmark pages
+(docs/benchmarks.md, docs/bench/*.md).
 Prints one line per mismatch and exits 1 on any; prints a summary and exits
 0 otherwise.
 """
@@ -145,6 +148,90 @@ for v in sorted(mpi_vars - table_vars):
 for v in sorted(table_vars - mpi_vars - ours):
     if not v.startswith('SLURM_IBNET_'):
         problems.append(f'MPI variable {v}: in the admin guide\'s "What each transport sets" table, but the plugin never sets it')
+
+# The figures: every measured figure the guides quote (a ratio with a decimal
+# point or a range, a time in ms, a percentage) must be one a benchmark page
+# holds, docs/benchmarks.md or docs/bench/*.md: a figure from a run nobody can
+# find, or from a run since replaced, fails. Examples (fenced or indented
+# blocks) and `code` spans are not claims and are skipped.
+FIGURE_DOCS = ('docs/admin-guide.md', 'docs/user-guide.md', 'docs/architecture.md', 'README.md')
+NUM = r'\d+(?:,\d{3})*(?:\.\d+)?'
+FIGURE = re.compile(
+    r'(?<![\w.,/-])('
+    rf'(?:\d+\.\d+|{NUM}-{NUM})x(?!\w)'        # 0.93x, 1.03-1.09x, 5-10x; not the rule's 2x
+    rf'|{NUM}(?:(?:-| to ){NUM})? ms\b'          # 236.3 ms, 6 to 11 ms, 12-16 ms
+    rf'|{NUM}(?:-{NUM})?%'                       # 2%, 7-10%
+    r')')
+# Not measurements, so on no benchmark page by right:
+NOT_MEASURED = {
+    '1 ms', '200 ms',   # the floor's bounds (tcp_rto_min 1ms to 200ms); 200 ms is also Linux's TCP_RTO_MIN
+    '10 ms',            # the floor's default (tcp_rto_min=10ms)
+    '4 ms', '8 ms', '12 ms', '20 ms',  # jiffies: a 4 ms tick at HZ=250, 2 jiffies at HZ=250 and HZ=100, 10 ms rounded up
+    '1.3 ms',           # arithmetic: 16 KiB on the wire at 100 Mbit/s
+    '1.25x',            # the window rule's constant (a growth must buy 1.25x more)
+    '10%',              # the loss the floor's tests inject, and their tolerance
+    '802.3x',           # IEEE 802.3x flow control, a standard's name
+}
+# Measured by a test the sentence names (tests/unit/tcp-floor-bpf.bats), not by a run.
+TEST_MEASURED = {'12-16 ms', '204 ms'}
+
+
+def benchmark_text():
+    pages = ['docs/benchmarks.md'] + sorted(
+        os.path.relpath(p, root) for p in glob.glob(os.path.join(root, 'docs', 'bench', '*.md')))
+    return '\n'.join(read(p) for p in pages)
+
+
+def prose(text):
+    """The text a reader reads as claims, one entry per line of text: fenced and
+    indented examples blanked, `code` spans taken out."""
+    lines = text.split('\n')
+    out = []
+    fenced = in_example = False
+    last_prose = 0      # the indent a paragraph of the last prose line has
+    for line in lines:
+        stripped = line.lstrip(' ')
+        indent = len(line) - len(stripped) if not line.startswith('\t') else 8
+        if stripped.startswith('```'):
+            fenced = not fenced
+            out.append('')
+            continue
+        if fenced:
+            out.append('')
+            continue
+        if not stripped:
+            out.append('')
+            continue
+        # An indented block: after a blank line, 4 more than the text around it.
+        if (in_example or (out and out[-1] == '')) and indent >= last_prose + 4:
+            in_example = True
+            out.append('')
+            continue
+        in_example = False
+        item = re.match(r'(?:[-*+]|\d+\.|:)\s+', stripped)
+        last_prose = indent + (item.end() if item else 0)
+        out.append(line)
+    text = '\n'.join(out)
+    return re.sub(r'`[^`]*`', lambda m: '\n' * m.group().count('\n'), text)
+
+
+def quoted_in(fig, text):
+    """fig as a whole figure of text: 38.7 ms is not in 638.7 ms, nor 2.5 ms in 12.5 ms."""
+    return re.search(r'(?<![\d.,])' + re.escape(fig) + r'(?!\d)', text) is not None
+
+
+def check_figures():
+    bench = benchmark_text()
+    for path in FIGURE_DOCS:
+        for lineno, line in enumerate(prose(read(path)).split('\n'), 1):
+            for fig in FIGURE.findall(line):
+                if fig in NOT_MEASURED or fig in TEST_MEASURED or quoted_in(fig, bench):
+                    continue
+                problems.append(f'figure {fig!r} ({path}:{lineno}): in no benchmark page '
+                                '(docs/benchmarks.md, docs/bench/*.md)')
+
+
+check_figures()
 
 for p in problems:
     print(p)

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Docs that cannot drift: every plugstack.conf key of the parser's table has
 # its row in the admin guide, its entry in spank-ibnet(8) and its line in the
-# example config, and every SLURM_IBNET_* variable the shipped code uses is
-# in the user guide (tests/programs/doc_drift.py).
+# example config, every SLURM_IBNET_* variable the shipped code uses is
+# in the user guide, and every measured figure the guides quote is on a
+# benchmark page (tests/programs/doc_drift.py).
 
 load ../helpers/common
 
@@ -13,7 +14,7 @@ DRIFT=$REPO/tests/programs/doc_drift.py
 scratch() {
 	mkdir -p "$BATS_TEST_TMPDIR/tree"
 	cp -r "$REPO/spank-ibnet" "$REPO/contract" "$REPO/alltoall" "$REPO/rsocket-gate" \
-		"$REPO/scripts" "$REPO/lmod-modules" "$REPO/docs" "$BATS_TEST_TMPDIR/tree/"
+		"$REPO/scripts" "$REPO/lmod-modules" "$REPO/docs" "$REPO/README.md" "$BATS_TEST_TMPDIR/tree/"
 	echo "$BATS_TEST_TMPDIR/tree"
 }
 
@@ -72,6 +73,28 @@ add_key() {
 	assert_line "MPI variable HYDRA_NEW_IFACE: the plugin sets it, the admin guide's \"What each transport sets\" table has no row"
 	assert_line "MPI variable HYDRA_IFACE: in the admin guide's \"What each transport sets\" table, but the plugin never sets it"
 	assert_line "MPI variable MV2_ALLTOALL_NEW_TUNING: the plugin sets it, the admin guide's \"What each transport sets\" table has no row"
+}
+
+# The figures (issue 43): a figure quoted in a guide must be one a benchmark
+# page (docs/benchmarks.md, docs/bench/*.md) holds; one made up, or left
+# from a run since replaced, is named with its file and line.
+@test "a figure the guides quote that no benchmark page holds fails the check" {
+	local tree line
+	tree=$(scratch)
+	sed -i '0,/^- On loss-free networks/s//- On loss-free networks (9.87x)/' "$tree/docs/admin-guide.md"
+	line=$(grep -n '(9\.87x)' "$tree/docs/admin-guide.md" | cut -d: -f1)
+	[ -n "$line" ]
+	printf '\nIt took 4.56 ms, 7-9%% less (see `docs/benchmarks.md`).\n' >> "$tree/docs/user-guide.md"
+	run python3 "$DRIFT" "$tree"
+	assert_failure
+	assert_line "figure '9.87x' (docs/admin-guide.md:$line): in no benchmark page (docs/benchmarks.md, docs/bench/*.md)"
+	assert_line --partial "figure '4.56 ms' (docs/user-guide.md:"
+	assert_line --partial "figure '7-9%' (docs/user-guide.md:"
+	assert_equal "${#lines[@]}" 3
+	# The same figure on a benchmark page passes.
+	printf '\n| made up | 9.87x | 4.56 ms | 7-9%% |\n' >> "$tree/docs/bench/fast-links.md"
+	run python3 "$DRIFT" "$tree"
+	assert_success
 }
 
 # The whole of adding a key: with its record and its field, and nothing
