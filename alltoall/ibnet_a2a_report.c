@@ -9,6 +9,7 @@
 
 #include "ibnet_a2a_report.h"
 #include "ibnet_a2a_state.h"
+#include "ibnet_a2a_types.h"
 #include "ibnet_job_vars.h"
 
 const char *const route_name[ROUTES] = {
@@ -169,6 +170,9 @@ void a2a_at_exit(void)
 			snprintf(line, sizeof(line), "rank %d: test: communicator state: %lu made, "
 				 "%lu freed; most requests outstanding: %d", world_rank,
 				 test_infos_made, test_infos_freed, test_most_slots);
+			say(line);
+			snprintf(line, sizeof(line), "rank %d: test: type maps read back: %lu",
+				 world_rank, ibnet_a2a_types_contents_read());
 			say(line);
 			if (test_segments_made) {
 				snprintf(line, sizeof(line), "rank %d: test: node data segments: "

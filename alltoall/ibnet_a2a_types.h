@@ -21,4 +21,9 @@
  */
 bool ibnet_a2a_type_is_plain(MPI_Datatype type);
 
+#ifdef IBNET_A2A_TESTING
+/* How many type maps this process read back (the test build's report). */
+unsigned long ibnet_a2a_types_contents_read(void);
+#endif
+
 #endif

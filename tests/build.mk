@@ -178,6 +178,16 @@ programs: $(TEST_MPIS:%=$(B)/tests/a2a_forms.%)
 $(B)/tests/a2a_forms.%: tests/programs/a2a_forms.c
 	mkdir -p $(B)/tests
 	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
+# Call sizes in steps, a fixed number of calls each (node segments shrinking).
+programs: $(TEST_MPIS:%=$(B)/tests/a2a_steps.%)
+$(B)/tests/a2a_steps.%: tests/programs/a2a_steps.c
+	mkdir -p $(B)/tests
+	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
+# An indexed type of many blocks: packed without its type map read back.
+programs: $(TEST_MPIS:%=$(B)/tests/a2a_indexed.%)
+$(B)/tests/a2a_indexed.%: tests/programs/a2a_indexed.c
+	mkdir -p $(B)/tests
+	mpicc.$* -O2 -Wall -Wextra -Werror -o $@ $<
 # MPI-4 sessions: no MPI_Init, so no MPI_COMM_WORLD (an MPI before 4.0 builds
 # a program that says it has none).
 programs: $(TEST_MPIS:%=$(B)/tests/a2a_sessions.%)

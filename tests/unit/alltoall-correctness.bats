@@ -223,3 +223,16 @@ types_right() {
 	assert_output --regexp 'rank 0: MPI_Alltoallv: [0-9]+ calls?: [1-9][0-9]* paced'
 	refute_output --partial 'leaked'
 }
+
+@test "a dense indexed type of 100,000 blocks is packed without its type map read back (O(blocks) per peer and call before), and its bytes are right; Open MPI and MPICH" {
+	needs openmpi mpich
+	run ompi 4 1 "$BUILD/tests/a2a_indexed.openmpi" 100000 4
+	assert_success
+	assert_line 'INDEXED blocks=100000 calls=4 bad=0'
+	assert_line 'spank-ibnet alltoall: rank 0: MPI_Alltoall: 4 calls: 4 paced'
+	assert_line 'spank-ibnet alltoall: rank 0: test: type maps read back: 0'
+	run mpich 4 2 "$BUILD/tests/a2a_indexed.mpich" 100000 4
+	assert_success
+	assert_line 'INDEXED blocks=100000 calls=4 bad=0'
+	assert_line 'spank-ibnet alltoall: rank 0: test: type maps read back: 0'
+}
