@@ -212,6 +212,33 @@ int ibnet_bpf_floor_find_slurm_step(char *dir, size_t len)
 	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
 }
 
+int ibnet_bpf_floor_find_slurm_scope(char *dir, size_t len)
+{
+	char mnt[PATH_MAX], slice[PATH_MAX + 16];
+	struct dirent *e;
+	DIR *d;
+	int rc = -1;
+
+	if (any_cgroup2_mount(mnt, sizeof(mnt)) < 0)
+		return -1;
+	snprintf(slice, sizeof(slice), "%s/system.slice", strcmp(mnt, "/") == 0 ? "" : mnt);
+	d = opendir(slice);
+	if (!d)
+		return -1;
+	while (rc < 0 && (e = readdir(d))) {
+		size_t n = strlen(e->d_name), tail = strlen("slurmstepd.scope");
+
+		/* slurmstepd.scope, or NODE_slurmstepd.scope with several slurmd */
+		if (e->d_type == DT_DIR && n >= tail &&
+		    strcmp(e->d_name + n - tail, "slurmstepd.scope") == 0 &&
+		    (n == tail || e->d_name[n - tail - 1] == '_') &&
+		    (size_t)snprintf(dir, len, "%s/%s", slice, e->d_name) < len)
+			rc = 0;
+	}
+	closedir(d);
+	return rc;
+}
+
 int ibnet_bpf_floor_name(char *buf, size_t len, unsigned long job, const char *step,
 			 const char *host)
 {

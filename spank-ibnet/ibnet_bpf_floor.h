@@ -109,6 +109,14 @@ int ibnet_bpf_floor_slurm_dir(const char *self, char *out, size_t len);
 int ibnet_bpf_floor_find_slurm_step(char *dir, size_t len);
 
 /*
+ * Where Slurm's cgroup/v2 puts its steps on this node, seen from outside a
+ * step (ibnet-hosts --env's preview): <cgroup2 mount>/system.slice/
+ * slurmstepd.scope (or NODE_slurmstepd.scope), which slurmd makes when it
+ * starts with cgroup/v2. 0 with its path in dir, or -1: none here.
+ */
+int ibnet_bpf_floor_find_slurm_scope(char *dir, size_t len);
+
+/*
  * Attach the loaded program to Slurm's step cgroup `dir` (above): nothing
  * made, no task moved (Slurm puts them below it), nothing removed at stop.
  * 0, or -1 with why.

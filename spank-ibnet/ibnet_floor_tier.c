@@ -53,7 +53,21 @@ static int bpf_tier(unsigned long want_us, const char *object, struct ibnet_bpf_
 		*keep = f;
 		return 0;
 	}
-	if (ibnet_bpf_floor_find_mount(mount, sizeof(mount), why, wlen) < 0)
+	/*
+	 * A check outside a step (ibnet-hosts): where slurmd runs cgroup/v2, a
+	 * step would be in Slurm's step cgroup (above), which the check cannot
+	 * be in: the object is loaded (the verifier's answer) and that said.
+	 */
+	if (!keep && ibnet_bpf_floor_find_mount(mount, sizeof(mount), why, wlen) < 0) {
+		if (ibnet_bpf_floor_find_slurm_scope(slurms, sizeof(slurms)) < 0)
+			return -1;
+		if (ibnet_bpf_floor_load(&f, object, want_us, why, wlen) < 0)
+			return -1;
+		*got_us = f.floor_us;
+		ibnet_bpf_floor_stop(&f, note, sizeof(note));
+		return 0;
+	}
+	if (keep && ibnet_bpf_floor_find_mount(mount, sizeof(mount), why, wlen) < 0)
 		return -1;
 	if (ibnet_bpf_floor_load(&f, object, want_us, why, wlen) < 0)
 		return -1;

@@ -297,6 +297,26 @@ PAIR="python3 \$REPO/tests/programs/tcp_lossy_pair.py 20 1000 10"
 	assert_output --partial "no TCP retransmission floor (--tcp-rto-min): the socket option is set by the job preload, which the site has off (alltoall_lib=none), and no BPF tier: the site has the BPF tier off (tcp_rto_bpf=none)"
 }
 
+@test "ibnet-hosts --env on a unified host whose slurmd runs cgroup/v2 (controllers at the root, system.slice/slurmstepd.scope): the BPF tier a step would get in Slurm's step cgroup, not 'no BPF tier' (issue 43)" {
+	run in_ns '
+		# Controllers enabled at the root, as on a unified host (this test'"'"'s
+		# mount namespace only), and the scope slurmd makes with cgroup/v2.
+		echo "cpu memory pids" > "$CG2.controllers"
+		mount --bind "$CG2.controllers" "$CG2/cgroup.subtree_control"
+		made=""
+		[ -d "$CG2/system.slice" ] || { mkdir "$CG2/system.slice"; made=1; }
+		mkdir "$CG2/system.slice/slurmstepd.scope"
+		LD_PRELOAD=$HIDE $IBNET_HOSTS --config "$CONF" --env --transport=tcp --iface eth0 --tcp-rto-min --nodelist c1-1 2>&1 | head -1
+		rmdir "$CG2/system.slice/slurmstepd.scope"
+		[ -z "$made" ] || rmdir "$CG2/system.slice"
+		# Without the scope: the hierarchy manages resources, and no step cgroup.
+		LD_PRELOAD=$HIDE $IBNET_HOSTS --config "$CONF" --env --transport=tcp --iface eth0 --tcp-rto-min --nodelist c1-1 2>&1 | head -1
+		umount "$CG2/cgroup.subtree_control"; rm -f "$CG2.controllers"'
+	assert_success
+	assert_line --regexp '^spank-ibnet: .*TCP retransmission floor 1[0-9]000 us \(--tcp-rto-min\) by bpf; '
+	assert_output --partial "and no BPF tier: the cgroup2 hierarchy at $CG2 manages resources (cpu memory pids"
+}
+
 @test "the timeout count: retransmission timeouts of the step's sockets match the kernel's TcpExtTCPTimeouts within 10%" {
 	run in_ns '
 		set -e
