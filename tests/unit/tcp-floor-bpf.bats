@@ -162,7 +162,7 @@ PAIR="python3 \$REPO/tests/programs/tcp_lossy_pair.py 20 1000 10"
 	run in_ns '
 		pidfile=$CG2.pid
 		$RUN $OBJ 10000 job_901.step_0 --hold "$pidfile" > /dev/null &
-		for i in $(seq 50); do [ -s "$pidfile" ] && break; sleep 0.1; done
+		for i in $(seq 300); do [ -s "$pidfile" ] && break; sleep 0.1; done
 		echo "attached: $(bpftool cgroup show "$CG2/spank-ibnet/job_901.step_0")"
 		kill -9 "$(cat "$pidfile")"; wait
 		for i in $(seq 20); do
@@ -191,7 +191,7 @@ PAIR="python3 \$REPO/tests/programs/tcp_lossy_pair.py 20 1000 10"
 		pidfile=$CG2.pid
 		# Step 0: attached, its cgroup still empty (task_post_fork not yet).
 		$RUN $OBJ 10000 job_905.step_0.n1 --hold "$pidfile" > /dev/null &
-		for i in $(seq 50); do [ -s "$pidfile" ] && break; sleep 0.1; done
+		for i in $(seq 300); do [ -s "$pidfile" ] && break; sleep 0.1; done
 		# Step 1 starts on the same node and sweeps.
 		$RUN $OBJ 10000 job_905.step_1.n1 -- true
 		[ -d "$CG2/spank-ibnet/job_905.step_0.n1" ] && echo "first step kept"
@@ -210,7 +210,7 @@ PAIR="python3 \$REPO/tests/programs/tcp_lossy_pair.py 20 1000 10"
 	run in_ns '
 		pidfile=$CG2.pid
 		$RUN $OBJ 10000 job_906.step_0.n1 --hold "$pidfile" > /dev/null &
-		for i in $(seq 50); do [ -s "$pidfile" ] && break; sleep 0.1; done
+		for i in $(seq 300); do [ -s "$pidfile" ] && break; sleep 0.1; done
 		$RUN $OBJ 10000 job_906.step_0.n1 -- true
 		echo "second: $?"
 		[ -d "$CG2/spank-ibnet/job_906.step_0.n1" ] && echo "first kept its cgroup"
