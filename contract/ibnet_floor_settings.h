@@ -18,7 +18,7 @@
  * microseconds, in SLURM_IBNET_TCP_RTO_MIN_US, which the preload reads.
  * Bounds: Linux takes 2 jiffies (8 ms at HZ=250) to 200 ms, its default;
  * the plugin's probe raises a smaller value to what the kernel takes
- * (ibnet_probe_rto_floor), and the kernel rounds up to whole jiffies (10 ms
+ * (spank-ibnet/ibnet_floor_tier.c), and the kernel rounds up to whole jiffies (10 ms
  * reads back as 12 ms at HZ=250). The default, 10 ms,
  * is from the bench (docs/benchmarks.md, "The retransmission floor").
  */

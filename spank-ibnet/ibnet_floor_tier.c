@@ -5,10 +5,16 @@
  */
 #include "ibnet_floor_tier.h"
 
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
-#include "ibnet_probe.h"
+#include "ibnet_floor_settings.h"
 
 const char *ibnet_floor_tier_name(enum ibnet_floor_tier tier)
 {
@@ -20,6 +26,52 @@ const char *ibnet_floor_tier_name(enum ibnet_floor_tier tier)
 	default:
 		return "none";
 	}
+}
+
+#ifndef TCP_RTO_MIN_US
+#define TCP_RTO_MIN_US 45	/* Linux 6.15; Debian 12's headers predate it */
+#endif
+
+/*
+ * The socket-option tier on this node: a socket, TCP_RTO_MIN_US set to
+ * want_us and read back (the kernel rounds to whole jiffies); 0 with the
+ * value it took in *got_us, or -1 with why (no such option before 6.15).
+ */
+static int sockopt_tier(unsigned long want_us, unsigned long *got_us, char *why, size_t len)
+{
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), v = (int)want_us, got = 0, e = 0;
+	socklen_t glen = sizeof(got);
+	bool set = false;
+
+	*got_us = 0;
+	if (s < 0) {
+		snprintf(why, len, "cannot open a TCP socket to probe TCP_RTO_MIN_US: %m");
+		return -1;
+	}
+	/*
+	 * The kernel takes 2 jiffies to 200 ms and refuses less with EINVAL: a
+	 * smaller value is raised, a millisecond at a time, to what it takes
+	 * (8 ms at HZ=250, 20 ms at HZ=100; at most 200 tries of one call each).
+	 */
+	for (; v <= (int)IBNET_RTO_MIN_HIGH_US; v += 1000) {
+		if (setsockopt(s, IPPROTO_TCP, TCP_RTO_MIN_US, &v, sizeof(v)) == 0) {
+			set = true;
+			break;
+		}
+		e = errno;
+		if (e != EINVAL)
+			break;
+	}
+	if (set && (getsockopt(s, IPPROTO_TCP, TCP_RTO_MIN_US, &got, &glen) < 0 || got <= 0))
+		got = v;	/* set, but not read back: the value given */
+	close(s);
+	if (!set && (e == ENOPROTOOPT || e == EINVAL))
+		snprintf(why, len, "this node's kernel has no TCP_RTO_MIN_US socket option "
+			 "(Linux 6.15 or later)");
+	else if (!set)
+		snprintf(why, len, "the kernel refused TCP_RTO_MIN_US: %s", strerror(e));
+	*got_us = set ? (unsigned long)got : 0;
+	return set ? 0 : -1;
 }
 
 /*
@@ -99,7 +151,7 @@ void ibnet_floor_choose(unsigned long want_us, bool preload, const char *bpf_obj
 	if (!preload)
 		snprintf(sockopt_why, sizeof(sockopt_why), "the socket option is set by the job "
 			 "preload, which the site has off (alltoall_lib=none)");
-	else if (ibnet_probe_rto_floor(want_us, &out->floor_us, sockopt_why,
+	else if (sockopt_tier(want_us, &out->floor_us, sockopt_why,
 				       sizeof(sockopt_why)) == 0) {
 		out->tier = IBNET_FLOOR_SOCKOPT;
 		return;

@@ -188,47 +188,6 @@ int ibnet_probe_iface(const char *list, const char *why, char found[IBNET_IFNAME
 	return hit ? 0 : -1;
 }
 
-#ifndef TCP_RTO_MIN_US
-#define TCP_RTO_MIN_US 45	/* Linux 6.15; Debian 12's headers predate it */
-#endif
-
-int ibnet_probe_rto_floor(unsigned long want_us, unsigned long *got_us, char *why, size_t len)
-{
-	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), v = (int)want_us, got = 0, e = 0;
-	socklen_t glen = sizeof(got);
-	bool set = false;
-
-	*got_us = 0;
-	if (s < 0) {
-		snprintf(why, len, "cannot open a TCP socket to probe TCP_RTO_MIN_US: %m");
-		return -1;
-	}
-	/*
-	 * The kernel takes 2 jiffies to 200 ms and refuses less with EINVAL: a
-	 * smaller value is raised, a millisecond at a time, to what it takes
-	 * (8 ms at HZ=250, 20 ms at HZ=100; at most 200 tries of one call each).
-	 */
-	for (; v <= (int)IBNET_RTO_MIN_HIGH_US; v += 1000) {
-		if (setsockopt(s, IPPROTO_TCP, TCP_RTO_MIN_US, &v, sizeof(v)) == 0) {
-			set = true;
-			break;
-		}
-		e = errno;
-		if (e != EINVAL)
-			break;
-	}
-	if (set && (getsockopt(s, IPPROTO_TCP, TCP_RTO_MIN_US, &got, &glen) < 0 || got <= 0))
-		got = v;	/* set, but not read back: the value given */
-	close(s);
-	if (!set && (e == ENOPROTOOPT || e == EINVAL))
-		snprintf(why, len, "this node's kernel has no TCP_RTO_MIN_US socket option "
-			 "(Linux 6.15 or later)");
-	else if (!set)
-		snprintf(why, len, "the kernel refused TCP_RTO_MIN_US: %s", strerror(e));
-	*got_us = set ? (unsigned long)got : 0;
-	return set ? 0 : -1;
-}
-
 const char *ibnet_probe_alltoall(const struct ibnet_config *cfg)
 {
 	return cfg->alltoall_lib && readable_by_users(cfg->alltoall_lib) ? cfg->alltoall_lib : NULL;

@@ -48,14 +48,6 @@ int ibnet_probe_iface(const char *list, const char *why, char found[IBNET_IFNAME
 		      struct ibnet_err *err);
 
 /*
- * Does this node's kernel take a TCP retransmission floor of want_us on a
- * process's own sockets (TCP_RTO_MIN_US)? Returns 0 and sets *got_us to the
- * value it reads back (rounded up to whole jiffies, raised to its minimum),
- * or -1 with the reason in why.
- */
-int ibnet_probe_rto_floor(unsigned long want_us, unsigned long *got_us, char *why, size_t len);
-
-/*
  * What keeps a file the plugin gives a job (a library, the BPF object) from
  * being used on this node: "not on this node", "not a plain file", "not
  * readable by every user"; NULL when nothing does.
