@@ -320,20 +320,12 @@ PAIR="python3 \$REPO/tests/programs/tcp_lossy_pair.py 20 1000 10"
 @test "the timeout count: retransmission timeouts of the step's sockets match the kernel's TcpExtTCPTimeouts within 10%" {
 	run in_ns '
 		set -e
-		ip netns add "$NS"
-		ip netns exec "$NS" ip link set lo up
-		# 10% of the data segments lost on the way out (netem is not in every kernel; nft is).
-		ip netns exec "$NS" nft -f - <<-NFT
-		table inet ibnet_loss {
-			chain out { type filter hook output priority 0; ip length > 200 numgen random mod 100 < 10 drop; }
-		}
-		NFT
-		count() { ip netns exec "$NS" nstat -asz TcpExtTCPTimeouts | awk "/TcpExtTCPTimeouts/ {print \$2}"; }
-		before=$(count)
+		$REPO/tests/helpers/lossy-ns up "$NS"	# 10% of the data segments lost
+		before=$($REPO/tests/helpers/lossy-ns timeouts "$NS")
 		LD_PRELOAD=$HIDE ip netns exec "$NS" $RUN $OBJ 10000 job_903.step_0 -- \
 			python3 $REPO/tests/programs/tcp_lossy_pair.py 300 20000 30
-		echo "kernel timeouts: $(( $(count) - before ))"
-		ip netns del "$NS"'
+		echo "kernel timeouts: $(( $($REPO/tests/helpers/lossy-ns timeouts "$NS") - before ))"
+		$REPO/tests/helpers/lossy-ns down "$NS"'
 	assert_success
 	[[ "$output" =~ rounds=300\ client_rto=([0-9]+) ]]
 	[ "${BASH_REMATCH[1]}" -lt 50000 ]

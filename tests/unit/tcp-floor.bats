@@ -158,22 +158,14 @@ print("client=%d accepted=%d" % (rto(c), rto(s)))'
 	command -v nft >/dev/null || skip "nft is not installed (devel/install-deps)"
 	local ns=spank-tcpfloor-$$ tally=$BATS_TEST_TMPDIR/tally
 	mkdir "$tally"
-	ip netns add "$ns"
-	ip netns exec "$ns" ip link set lo up
-	# 10% of the data segments lost on the way out (netem is not in every kernel; nft is).
-	ip netns exec "$ns" nft -f - <<-NFT
-	table inet ibnet_loss {
-		chain out { type filter hook output priority 0; ip length > 200 numgen random mod 100 < 10 drop; }
-	}
-	NFT
-	count() { ip netns exec "$ns" nstat -asz TcpExtTCPTimeouts | awk '/TcpExtTCPTimeouts/ {print $2}'; }
+	"$REPO/tests/helpers/lossy-ns" up "$ns"	# 10% of the data segments lost
 	local before after
-	before=$(count)
+	before=$("$REPO/tests/helpers/lossy-ns" timeouts "$ns")
 	run ip netns exec "$ns" env LD_PRELOAD="$A2A" SLURM_IBNET_TCP_RTO_MIN_US=10000 \
 		SLURM_IBNET_ALLTOALL_TALLY="$tally" SLURM_IBNET_ALLTOALL_REPORT=1 \
 		python3 "$REPO/tests/programs/tcp_lossy_pair.py" 300 20000 30
-	after=$(count)
-	ip netns del "$ns"
+	after=$("$REPO/tests/helpers/lossy-ns" timeouts "$ns")
+	"$REPO/tests/helpers/lossy-ns" down "$ns"
 	assert_success
 	[[ "$output" =~ rounds=300\ client_rto=([0-9]+) ]]
 	[ "${BASH_REMATCH[1]}" -lt 50000 ]
