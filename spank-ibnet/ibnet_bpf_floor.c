@@ -756,6 +756,9 @@ int ibnet_bpf_floor_attach(struct ibnet_bpf_floor *f, const char *mount, const c
 		if (!made)
 			break;
 		if (attach_to(f, prog, why, wlen) < 0) {
+			/* Swept between the mkdir and the attach's open: make it again. */
+			if (access(f->cgroup, F_OK) != 0 && errno == ENOENT)
+				continue;
 			rmdir(f->cgroup);
 			f->cgroup[0] = '\0';
 			return -1;
