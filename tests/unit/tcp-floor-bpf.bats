@@ -47,6 +47,15 @@ teardown() {
 	rmdir "$CG2" "$CG2_DIR"
 }
 
+# hold NAME (in an in_ns SCRIPT): a loader attached as step cgroup NAME and
+# held there (no task moved in), in the background, its pid in $CG2.pid once
+# it has attached (waited for at most 30 s).
+hold() {
+	$RUN $OBJ 10000 "$1" --hold "$CG2.pid" > /dev/null &
+	for _ in $(seq 300); do [ -s "$CG2.pid" ] && break; sleep 0.1; done
+}
+export -f hold
+
 # in_ns SCRIPT: run bash SCRIPT in a private mount namespace where the test's
 # cgroup2 mount at $CG2 is the only one (the machine's are unmounted there
 # only; the test's goes with the namespace, and is unmounted at the end too).
@@ -161,8 +170,7 @@ PAIR="python3 \$REPO/tests/programs/tcp_lossy_pair.py 20 1000 10"
 @test "a killed loader leaves no program attached; the next start removes its empty cgroup, and only cgroups of the plugin's naming" {
 	run in_ns '
 		pidfile=$CG2.pid
-		$RUN $OBJ 10000 job_901.step_0 --hold "$pidfile" > /dev/null &
-		for i in $(seq 300); do [ -s "$pidfile" ] && break; sleep 0.1; done
+		hold job_901.step_0
 		echo "attached: $(bpftool cgroup show "$CG2/spank-ibnet/job_901.step_0")"
 		kill -9 "$(cat "$pidfile")"; wait
 		for i in $(seq 20); do
@@ -190,8 +198,7 @@ PAIR="python3 \$REPO/tests/programs/tcp_lossy_pair.py 20 1000 10"
 	run in_ns '
 		pidfile=$CG2.pid
 		# Step 0: attached, its cgroup still empty (task_post_fork not yet).
-		$RUN $OBJ 10000 job_905.step_0.n1 --hold "$pidfile" > /dev/null &
-		for i in $(seq 300); do [ -s "$pidfile" ] && break; sleep 0.1; done
+		hold job_905.step_0.n1
 		# Step 1 starts on the same node and sweeps.
 		$RUN $OBJ 10000 job_905.step_1.n1 -- true
 		[ -d "$CG2/spank-ibnet/job_905.step_0.n1" ] && echo "first step kept"
@@ -209,8 +216,7 @@ PAIR="python3 \$REPO/tests/programs/tcp_lossy_pair.py 20 1000 10"
 @test "two nodes of one name on one machine: the second does not take the first's cgroup, says why, and the first keeps it (issue 41, F4)" {
 	run in_ns '
 		pidfile=$CG2.pid
-		$RUN $OBJ 10000 job_906.step_0.n1 --hold "$pidfile" > /dev/null &
-		for i in $(seq 300); do [ -s "$pidfile" ] && break; sleep 0.1; done
+		hold job_906.step_0.n1
 		$RUN $OBJ 10000 job_906.step_0.n1 -- true
 		echo "second: $?"
 		[ -d "$CG2/spank-ibnet/job_906.step_0.n1" ] && echo "first kept its cgroup"
