@@ -254,7 +254,8 @@ int nodes_ready(struct comm_info *ci, unsigned long bound, enum nodes_ready *rea
 	unsigned long cap;
 	char *data = NULL;
 	size_t half = 0;
-	bool shrinking;
+	/* The segments hold the call: ready, unless they are due to shrink. */
+	bool shrinking = ci->stage_ready > 0 && ci->stage_cap >= bound;
 	int ok, rc;
 
 	if (ci->stage_ready < 0) {
@@ -263,7 +264,7 @@ int nodes_ready(struct comm_info *ci, unsigned long bound, enum nodes_ready *rea
 	}
 	/* Held at a quarter or less of its size for STAGE_SHRINK_CALLS calls
 	 * in a row: the segments go down to twice the calls' size. */
-	if (ci->stage_ready > 0 && ci->stage_cap >= bound) {
+	if (shrinking) {
 		ci->stage_small = bound * 4 <= ci->stage_cap ? ci->stage_small + 1 : 0;
 		if (ci->stage_small < IBNET_A2A_STAGE_SHRINK_CALLS) {
 			*ready = NODES_READY;
@@ -276,7 +277,6 @@ int nodes_ready(struct comm_info *ci, unsigned long bound, enum nodes_ready *rea
 	}
 	/* Growing: twice the last size, so a growing program remaps a few times
 	 * only. Shrinking: twice this call's. */
-	shrinking = ci->stage_ready > 0 && ci->stage_cap >= bound;
 	if (shrinking)
 		cap = bound * 2;
 	else
