@@ -62,8 +62,11 @@ mpmd_right() {
 
 # all_paced OUTPUT CALL N: rank 0's report says N calls of CALL, all paced.
 all_paced() {
-	grep -qx "spank-ibnet alltoall: rank 0: $2: $3 calls: $3 paced" <<<"$1" ||
-		{ echo "rank 0 did not pace all $3 $2 calls"; return 1; }
+	grep -qx "spank-ibnet alltoall: rank 0: $2: $3 calls: $3 paced" <<<"$1" || {
+		echo "rank 0 did not pace all $3 $2 calls; its report:"
+		grep '^spank-ibnet alltoall: ' <<<"$1"
+		return 1
+	}
 }
 
 # types_right OUTPUT: a2a_types found nothing, and the paced scheme took every
