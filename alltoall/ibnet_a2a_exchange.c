@@ -24,13 +24,13 @@
  * Traffic runs on the communicator's private duplicate: its tags cannot
  * meet the application's.
  */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "ibnet_a2a_exchange.h"
+#include "ibnet_a2a_netstat.h"
 #include "ibnet_a2a_state.h"
 
 enum { TAG_LOCAL = 1, TAG_CREDIT = 2, TAG_DATA = 3 };
@@ -241,51 +241,6 @@ static int send_phases_advance(struct send_phases *sp, struct events *ev,
 		}
 	}
 	return MPI_SUCCESS;
-}
-
-/*
- * The TCP segments this node has retransmitted (its network namespace's
- * RetransSegs in /proc/net/snmp), or 0 if it cannot be read: one read(2) and
- * no stdio, about 25 us (TCPLossProbes, in /proc/net/netstat, would cost 100 us
- * more a read; the controller's threshold absorbs the probes instead). A port
- * that drops shows here on the nodes that sent into it: in an all-to-all
- * every node sends to every port, so a node's own count sees any port's
- * loss. Other traffic of the node counts too, which errs on the careful
- * side; the controller takes calls as lossy only past a few retransmissions
- * per thousand segments (ibnet_a2a_window.c).
- */
-unsigned long node_retransmits(void)
-{
-	char buf[4096], *head, *values, *end, *p;
-	int fd = open("/proc/self/net/snmp", O_RDONLY | O_CLOEXEC), col = 0, i;
-	ssize_t n;
-
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* "Tcp: RtoAlgorithm ... RetransSegs ..." then "Tcp: 1 200 ...". */
-	if (!(head = strstr(buf, "\nTcp: ")) || !(values = strchr(++head, '\n')))
-		return 0;
-	end = values++;
-	for (p = head; p < end; col++) {
-		char *space = memchr(p, ' ', (size_t)(end - p));
-
-		if (!space)
-			space = end;
-		if (space - p == 11 && strncmp(p, "RetransSegs", 11) == 0)
-			break;
-		p = space + 1;
-	}
-	if (p >= end)
-		return 0;
-	for (p = values, i = 0; i < col && p; i++)
-		if ((p = strchr(p, ' ')))
-			p++;
-	return p ? strtoul(p, NULL, 10) : 0;
 }
 
 /* The node's count at the end of this process's last paced call: the next

@@ -16,10 +16,4 @@ int paced_exchange(struct comm_info *ci, const char *sbuf, const MPI_Aint *soff,
 		   const MPI_Aint *slen, char *rbuf, const MPI_Aint *roff, const MPI_Aint *rlen,
 		   int sharers);
 
-/*
- * The TCP segments this node has retransmitted (its network namespace's
- * RetransSegs), 0 if unreadable.
- */
-unsigned long node_retransmits(void);
-
 #endif

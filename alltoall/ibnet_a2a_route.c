@@ -10,6 +10,7 @@
 
 #include "ibnet_a2a_exchange.h"
 #include "ibnet_a2a_layout.h"
+#include "ibnet_a2a_netstat.h"
 #include "ibnet_a2a_nodes.h"
 #include "ibnet_a2a_route.h"
 #include "ibnet_a2a_state.h"

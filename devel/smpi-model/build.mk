@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The model at scale (development only; issue 42): the paced library's own
+# sources, unchanged, compiled with SimGrid's smpicc into the all-to-all
+# micro-benchmark, with model_host.c in place of the dispatcher and the
+# node's loss feed, and ns3_ports.cc (the switch's ports inside SimGrid's
+# ns-3 network) beside it as one shared library.
+#   make -f devel/smpi-model/build.mk [B=build/smpi-model]
+# The rpath is absolute: SMPI runs a copy of the program from its tmpdir.
+# Needs Debian 12's libsimgrid-dev (SimGrid 3.32) and libns3-dev (ns-3.37).
+B ?= build/smpi-model
+M = devel/smpi-model
+PACED = ibnet_a2a_paced ibnet_a2a_route ibnet_a2a_layout ibnet_a2a_pack ibnet_a2a_exchange \
+	ibnet_a2a_nodes ibnet_a2a_state ibnet_a2a_window ibnet_a2a_report ibnet_a2a_types
+# smpi_helpers.h makes getpid() the simulated rank's; the library's fork
+# check runs at the process's exit too, outside any rank, where SimGrid's
+# would crash: the real one (all ranks share it, so no rank looks forked).
+SMPI_CFLAGS = -O2 -g -Wall -Wextra -Werror -Dsmpi_getpid=getpid -Ialltoall -Icontract
+NS3_LIBS = -lns3-core -lns3-network -lns3-internet -lns3-point-to-point -lns3-traffic-control
+
+$(B)/a2a_bench_model: $(PACED:%=$(B)/%.o) $(B)/ibnet_a2a_settings.o $(B)/model_host.o \
+		      $(B)/a2a_bench.o $(B)/libmodel-ports.so
+	smpicc -o $@ $(filter %.o,$^) -L$(B) -lmodel-ports -Wl,-rpath,$(abspath $(B))
+$(B)/%.o: alltoall/%.c | $(B)
+	smpicc $(SMPI_CFLAGS) -c -o $@ $<
+$(B)/ibnet_a2a_settings.o: contract/ibnet_a2a_settings.c | $(B)
+	smpicc $(SMPI_CFLAGS) -c -o $@ $<
+$(B)/model_host.o: $(M)/model_host.c | $(B)
+	smpicc $(SMPI_CFLAGS) -c -o $@ $<
+$(B)/a2a_bench.o: tests/programs/a2a_bench.c | $(B)
+	smpicc -O2 -Wall -Wextra -Werror -c -o $@ $<
+$(B)/libmodel-ports.so: $(M)/ns3_ports.cc | $(B)
+	g++ -O2 -g -Wall -Wextra -Werror -fPIC -shared -o $@ $< $(NS3_LIBS)
+$(B):
+	mkdir -p $@

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ns3_ports.cc - the switch of the model at scale, inside SimGrid's ns-3
+ * network (one shared library, loaded once for every simulated rank: SMPI
+ * privatises the program's globals per rank, not its libraries').
+ *
+ * SimGrid builds the platform as ns-3 point-to-point links with ns-3's
+ * defaults (a 100-packet device queue, and a queue disc that Ipv4 address
+ * assignment installs). A switch port of the test cluster is a drop-tail
+ * buffer of so many bytes (a tbf's limit), so model_ports_setup() removes
+ * every queue disc, gives the switch's ports the buffer asked for and the
+ * nodes' NICs room enough never to drop (Linux holds a socket back instead:
+ * TCP small queues), and counts each drop by the node that sent the packet:
+ * the node's retransmissions to come, what the paced library's loss feed
+ * reads on a real node (ibnet_a2a_netstat.c; model_netstat.c here).
+ */
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <vector>
+
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+using namespace ns3;
+
+namespace {
+/* Never freed: ns-3 empties its queues when SimGrid ends the simulation,
+ * after static destructors, and each packet dropped then still calls on_drop. */
+bool ready;
+auto &node_of_address = *new std::map<uint32_t, uint32_t>;	// IPv4 address -> ns-3 node
+auto &drops_from = *new std::vector<unsigned long>;		// by ns-3 node id
+auto &host_node = *new std::vector<uint32_t>;	// the platform's hosts, in order: ns-3 node ids
+unsigned long drops_unknown;
+
+void on_drop(Ptr<const Packet> p)
+{
+	Ptr<Packet> copy = p->Copy();
+	PppHeader ppp;
+	Ipv4Header ip;
+
+	copy->RemoveHeader(ppp);
+	if (copy->PeekHeader(ip)) {
+		auto it = node_of_address.find(ip.GetSource().Get());
+		if (it != node_of_address.end()) {
+			drops_from[it->second]++;
+			return;
+		}
+	}
+	drops_unknown++;
+}
+}  // namespace
+
+extern "C" {
+
+/*
+ * Once, before any traffic: port_bytes the drop-tail buffer of each switch
+ * port (the device of a node with more than one link), nic_bytes each
+ * node's NIC. Returns the number of switch ports, -1 on a platform that is
+ * not a star of single-link hosts.
+ */
+int model_ports_setup(unsigned long port_bytes, unsigned long nic_bytes)
+{
+	static int ports;
+
+	if (ready)
+		return ports;
+	ready = true;
+	drops_from.assign(NodeList::GetNNodes(), 0);
+	for (uint32_t n = 0; n < NodeList::GetNNodes(); n++) {
+		Ptr<Node> node = NodeList::GetNode(n);
+		Ptr<Ipv4> ip = node->GetObject<Ipv4>();
+		Ptr<TrafficControlLayer> tc = node->GetObject<TrafficControlLayer>();
+		std::vector<Ptr<PointToPointNetDevice>> links;
+
+		for (uint32_t d = 0; d < node->GetNDevices(); d++) {
+			Ptr<PointToPointNetDevice> dev =
+				DynamicCast<PointToPointNetDevice>(node->GetDevice(d));
+			if (dev)
+				links.push_back(dev);
+		}
+		for (auto &dev : links) {
+			bool port = links.size() > 1;
+			char size[32];
+
+			if (tc && tc->GetRootQueueDiscOnDevice(dev))
+				tc->DeleteRootQueueDiscOnDevice(dev);
+			std::snprintf(size, sizeof(size), "%luB", port ? port_bytes : nic_bytes);
+			dev->GetQueue()->SetMaxSize(QueueSize(size));
+			dev->GetQueue()->TraceConnectWithoutContext("Drop", MakeCallback(&on_drop));
+			ports += port;
+		}
+		if (links.size() == 1)
+			host_node.push_back(n);
+		if (std::getenv("MODEL_DEBUG"))
+			std::fprintf(stderr, "model: ns-3 node %u: %zu links, first address %x\n", n,
+				     links.size(), ip && ip->GetNInterfaces() > 1 ?
+				     ip->GetAddress(1, 0).GetLocal().Get() : 0);
+		for (uint32_t i = 0; ip && i < ip->GetNInterfaces(); i++)
+			for (uint32_t a = 0; a < ip->GetNAddresses(i); a++)
+				node_of_address[ip->GetAddress(i, a).GetLocal().Get()] = n;
+	}
+	return ports;
+}
+
+/* Packets host (the platform's n<host>: the host-th node of one link) sent
+ * that a queue dropped. */
+unsigned long model_drops_from(unsigned host)
+{
+	return host < host_node.size() ? drops_from[host_node[host]] : 0;
+}
+
+/* Every drop of the run so far. */
+unsigned long model_drops_total(void)
+{
+	unsigned long total = drops_unknown;
+
+	for (unsigned long d : drops_from)
+		total += d;
+	return total;
+}
+
+}  // extern "C"
