@@ -25,6 +25,7 @@
 int model_ports_setup(unsigned long port_bytes, unsigned long nic_bytes);
 unsigned long model_drops_from(unsigned node);
 unsigned long model_drops_total(void);
+void model_ports_debug(void);
 
 /* The paced build's entry, normally called by the dispatcher after dlopen;
  * and its report, normally at the process's exit (a simulated rank ends
@@ -123,5 +124,7 @@ int MPI_Finalize(void)
 	PMPI_Barrier(MPI_COMM_WORLD);
 	if (rank == 0)
 		printf("MODEL drops=%lu\n", model_drops_total());
+	if (rank == 0)
+		model_ports_debug();
 	return PMPI_Finalize();
 }

@@ -5,14 +5,15 @@
  * privatises the program's globals per rank, not its libraries').
  *
  * SimGrid builds the platform as ns-3 point-to-point links with ns-3's
- * defaults (a 100-packet device queue, and a queue disc that Ipv4 address
- * assignment installs). A switch port of the test cluster is a drop-tail
- * buffer of so many bytes (a tbf's limit), so model_ports_setup() removes
- * every queue disc, gives the switch's ports the buffer asked for and the
- * nodes' NICs room enough never to drop (Linux holds a socket back instead:
- * TCP small queues), and counts each drop by the node that sent the packet:
- * the node's retransmissions to come, what the paced library's loss feed
- * reads on a real node (ibnet_a2a_netstat.c; model_netstat.c here).
+ * defaults (a 100-packet device queue). A switch port of the test cluster
+ * is a drop-tail buffer of so many bytes (a tbf's limit), so
+ * model_ports_setup() removes any queue disc, makes each switch port a FIFO
+ * queue disc of the bytes asked for in front of a one-packet device queue,
+ * gives the nodes' NICs room enough never to drop (Linux holds a socket
+ * back instead: TCP small queues), and counts each drop by the node that
+ * sent the packet: the node's retransmissions to come, what the paced
+ * library's loss feed reads on a real node (ibnet_a2a_netstat.c; here
+ * model_host.c's node_retransmits).
  */
 #include <cstdio>
 #include <cstdlib>
@@ -36,21 +37,39 @@ auto &drops_from = *new std::vector<unsigned long>;		// by ns-3 node id
 auto &host_node = *new std::vector<uint32_t>;	// the platform's hosts, in order: ns-3 node ids
 unsigned long drops_unknown;
 
-void on_drop(Ptr<const Packet> p)
+void count_from(Ipv4Address source)
+{
+	auto it = node_of_address.find(source.Get());
+
+	if (it != node_of_address.end())
+		drops_from[it->second]++;
+	else
+		drops_unknown++;
+}
+
+/* A NIC's drop (the device queue; its packets carry their PPP and IP headers). */
+void on_device_drop(Ptr<const Packet> p)
 {
 	Ptr<Packet> copy = p->Copy();
 	PppHeader ppp;
 	Ipv4Header ip;
 
 	copy->RemoveHeader(ppp);
-	if (copy->PeekHeader(ip)) {
-		auto it = node_of_address.find(ip.GetSource().Get());
-		if (it != node_of_address.end()) {
-			drops_from[it->second]++;
-			return;
-		}
-	}
-	drops_unknown++;
+	if (copy->PeekHeader(ip))
+		count_from(ip.GetSource());
+	else
+		drops_unknown++;
+}
+
+/* A switch port's drop (its queue disc; the IP header rides beside the packet). */
+void on_port_drop(Ptr<const QueueDiscItem> item)
+{
+	Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item);
+
+	if (ip)
+		count_from(ip->GetHeader().GetSource());
+	else
+		drops_unknown++;
 }
 }  // namespace
 
@@ -88,10 +107,27 @@ int model_ports_setup(unsigned long port_bytes, unsigned long nic_bytes)
 
 			if (tc && tc->GetRootQueueDiscOnDevice(dev))
 				tc->DeleteRootQueueDiscOnDevice(dev);
-			std::snprintf(size, sizeof(size), "%luB", port ? port_bytes : nic_bytes);
-			dev->GetQueue()->SetMaxSize(QueueSize(size));
-			dev->GetQueue()->TraceConnectWithoutContext("Drop", MakeCallback(&on_drop));
-			ports += port;
+			if (!port) {
+				std::snprintf(size, sizeof(size), "%luB", nic_bytes);
+				dev->GetQueue()->SetMaxSize(QueueSize(size));
+				dev->GetQueue()->TraceConnectWithoutContext(
+					"Drop", MakeCallback(&on_device_drop));
+				continue;
+			}
+			/*
+			 * A port: the device stops its queue when full (ns-3's
+			 * flow control) and the traffic control layer then drops
+			 * unseen, so the buffer is a FIFO queue disc of port_bytes
+			 * in front of a device queue of one packet.
+			 */
+			TrafficControlHelper fifo;
+			std::snprintf(size, sizeof(size), "%luB", port_bytes);
+			fifo.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(QueueSize(size)));
+			dev->GetQueue()->SetMaxSize(QueueSize("1p"));
+			Ptr<QueueDisc> qd = fifo.Install(dev).Get(0);
+			qd->Initialize();
+			qd->TraceConnectWithoutContext("Drop", MakeCallback(&on_port_drop));
+			ports++;
 		}
 		if (links.size() == 1)
 			host_node.push_back(n);
@@ -111,6 +147,30 @@ int model_ports_setup(unsigned long port_bytes, unsigned long nic_bytes)
 unsigned long model_drops_from(unsigned host)
 {
 	return host < host_node.size() ? drops_from[host_node[host]] : 0;
+}
+
+/* With MODEL_DEBUG: each queue's own counts on stderr. */
+void model_ports_debug(void)
+{
+	if (!std::getenv("MODEL_DEBUG"))
+		return;
+	for (uint32_t n = 0; n < NodeList::GetNNodes(); n++) {
+		Ptr<Node> node = NodeList::GetNode(n);
+
+		for (uint32_t d = 0; d < node->GetNDevices(); d++) {
+			Ptr<PointToPointNetDevice> dev =
+				DynamicCast<PointToPointNetDevice>(node->GetDevice(d));
+			Ptr<TrafficControlLayer> tc = node->GetObject<TrafficControlLayer>();
+			Ptr<QueueDisc> qd = tc && dev ? tc->GetRootQueueDiscOnDevice(dev) : nullptr;
+			if (dev)
+				std::fprintf(stderr, "model: node %u device %u: %u packets in, %u dropped, max %s; queue disc %s %u dropped\n",
+					     n, d, dev->GetQueue()->GetTotalReceivedPackets(),
+					     dev->GetQueue()->GetTotalDroppedPackets(),
+					     dev->GetQueue()->GetMaxSize().GetValue() ? "set" : "0",
+					     qd ? qd->GetInstanceTypeId().GetName().c_str() : "none",
+					     qd ? qd->GetStats().nTotalDroppedPackets : 0);
+		}
+	}
 }
 
 /* Every drop of the run so far. */
