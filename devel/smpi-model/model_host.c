@@ -22,7 +22,7 @@
 #include "ibnet_a2a_netstat.h"
 
 /* ns3_ports.cc (one copy for the whole simulation). */
-int model_ports_setup(unsigned long port_bytes, unsigned long nic_bytes);
+int model_ports_setup(unsigned long port_bytes, unsigned long nic_bytes, const char *nic_rate);
 unsigned long model_drops_from(unsigned node);
 unsigned long model_drops_total(void);
 void model_ports_debug(void);
@@ -107,7 +107,8 @@ int MPI_Init(int *argc, char ***argv)
 		return rc;
 	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	if (rank == 0 && model_ports_setup(env_bytes("MODEL_PORT_BYTES", 24000),
-					   env_bytes("MODEL_NIC_BYTES", 64UL << 20)) < 2) {
+					   env_bytes("MODEL_NIC_BYTES", 64UL << 20),
+					   getenv("MODEL_NIC_RATE")) < 2) {
 		fprintf(stderr, "model: the platform is not a star of single-link hosts\n");
 		PMPI_Abort(MPI_COMM_WORLD, 2);
 	}

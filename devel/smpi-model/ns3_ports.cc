@@ -78,10 +78,11 @@ extern "C" {
 /*
  * Once, before any traffic: port_bytes the drop-tail buffer of each switch
  * port (the device of a node with more than one link), nic_bytes each
- * node's NIC. Returns the number of switch ports, -1 on a platform that is
+ * node's NIC, nic_rate its rate (ns-3's DataRate text; NULL or "": the
+ * platform's link rate). Returns the number of switch ports, -1 on a platform that is
  * not a star of single-link hosts.
  */
-int model_ports_setup(unsigned long port_bytes, unsigned long nic_bytes)
+int model_ports_setup(unsigned long port_bytes, unsigned long nic_bytes, const char *nic_rate)
 {
 	static int ports;
 
@@ -108,6 +109,11 @@ int model_ports_setup(unsigned long port_bytes, unsigned long nic_bytes)
 			if (tc && tc->GetRootQueueDiscOnDevice(dev))
 				tc->DeleteRootQueueDiscOnDevice(dev);
 			if (!port) {
+				/* The platform's rate is the port's; a NIC may be faster
+				 * (the test cluster's veths: only the switch's output
+				 * port is shaped). */
+				if (nic_rate && *nic_rate)
+					dev->SetDataRate(DataRate(nic_rate));
 				std::snprintf(size, sizeof(size), "%luB", nic_bytes);
 				dev->GetQueue()->SetMaxSize(QueueSize(size));
 				dev->GetQueue()->TraceConnectWithoutContext(
