@@ -66,9 +66,16 @@ static unsigned my_node(void)
 	return name[0] == 'n' ? (unsigned)strtoul(name + 1, NULL, 10) : 0;
 }
 
+static int flow_model(void)
+{
+	const char *net = getenv("MODEL_NET");
+
+	return net && strcmp(net, "flow") == 0;
+}
+
 unsigned long node_retransmits(void)
 {
-	return model_drops_from(my_node());
+	return flow_model() ? 0 : model_drops_from(my_node());
 }
 
 /* What the dispatcher's MPI_Alltoall and _v do on a node: the paced build's. */
@@ -106,7 +113,8 @@ int MPI_Init(int *argc, char ***argv)
 	if (rc != MPI_SUCCESS)
 		return rc;
 	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	if (rank == 0 && model_ports_setup(env_bytes("MODEL_PORT_BYTES", 24000),
+	/* SimGrid's flow model (MODEL_NET=flow): no packets, no ports, no loss. */
+	if (rank == 0 && !flow_model() && model_ports_setup(env_bytes("MODEL_PORT_BYTES", 24000),
 					   env_bytes("MODEL_NIC_BYTES", 64UL << 20),
 					   getenv("MODEL_NIC_RATE")) < 2) {
 		fprintf(stderr, "model: the platform is not a star of single-link hosts\n");
@@ -123,7 +131,7 @@ int MPI_Finalize(void)
 	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	a2a_at_exit();
 	PMPI_Barrier(MPI_COMM_WORLD);
-	if (rank == 0)
+	if (rank == 0 && !flow_model())
 		printf("MODEL drops=%lu\n", model_drops_total());
 	if (rank == 0)
 		model_ports_debug();
