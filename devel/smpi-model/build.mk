@@ -28,7 +28,9 @@ $(B)/model_host.o: $(M)/model_host.c | $(B)
 	smpicc $(SMPI_CFLAGS) -c -o $@ $<
 $(B)/a2a_bench.o: tests/programs/a2a_bench.c | $(B)
 	smpicc -O2 -Wall -Wextra -Werror -c -o $@ $<
-$(B)/libmodel-ports.so: $(M)/ns3_ports.cc | $(B)
-	g++ -O2 -g -Wall -Wextra -Werror -fPIC -shared -o $@ $< $(NS3_LIBS)
+# The switch's ports and the kept connections (preloaded by run: it replaces
+# ns3::Socket::CreateSocket for SimGrid's calls).
+$(B)/libmodel-ports.so: $(M)/ns3_ports.cc $(M)/kept_connections.cc | $(B)
+	g++ -O2 -g -Wall -Wextra -Werror -fPIC -shared -o $@ $^ $(NS3_LIBS)
 $(B):
 	mkdir -p $@

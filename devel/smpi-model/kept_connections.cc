@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * kept_connections.cc - MPI messages over kept TCP connections in SimGrid's
+ * ns-3 network, as an MPI sends them.
+ *
+ * SimGrid's ns-3 binding makes each message a TCP connection of its own:
+ * it creates a socket with ns3::Socket::CreateSocket, connects it, writes
+ * the message, closes it, and takes the message as delivered when the close
+ * completes (README.md: a handshake and a close per message, no round-trip
+ * estimate, tail losses found only by the timeout). This file, preloaded
+ * (LD_PRELOAD, devel/smpi-model/run), answers that CreateSocket with a
+ * MessageSocket: it takes the message's bytes as SimGrid writes them and
+ * queues them on the one real TCP connection from its node to the
+ * destination node, made on the pair's first message and kept. The
+ * receiving node counts the bytes in order; when a message's last byte has
+ * arrived, its MessageSocket tells SimGrid what it expects of a socket
+ * whose peer received everything: the bytes sent, then the normal close.
+ * Listening sockets (SimGrid's per-message packet sinks) are MessageSockets
+ * that do nothing. Everything else of ns-3 is untouched.
+ */
+#include <cstdlib>
+#include <deque>
+#include <string>
+#include <map>
+
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+
+using namespace ns3;
+
+namespace {
+
+const uint16_t kept_port = 65000;	// the real connections' port on every node
+
+class MessageSocket;
+
+/* One kept connection, from one node to another, and what it carries. */
+struct Pair {
+	Ptr<Socket> sender;			// on the source node
+	bool connected = false;
+	uint64_t unwritten = 0;			// queued, not yet given to TCP
+	std::deque<std::pair<Ptr<MessageSocket>, uint64_t>> messages;	// in order, bytes left
+};
+
+auto &pairs = *new std::map<std::pair<uint32_t, uint32_t>, Pair>;	// never freed (see ns3_ports.cc)
+auto &listening = *new std::map<uint32_t, Ptr<Socket>>;		// per node
+auto &pair_of_peer = *new std::map<std::pair<uint32_t, uint32_t>, std::pair<uint32_t, uint32_t>>;
+
+void write_pending(Pair &p)
+{
+	while (p.connected && p.unwritten > 0 && p.sender->GetTxAvailable() > 0) {
+		uint32_t n = (uint32_t)std::min<uint64_t>(p.unwritten, p.sender->GetTxAvailable());
+		int sent = p.sender->Send(Create<Packet>(n), 0);
+
+		if (sent <= 0)
+			return;
+		p.unwritten -= (uint64_t)sent;
+	}
+}
+
+void delivered(Pair &p, uint64_t bytes);
+
+class MessageSocket : public Socket {
+      public:
+	static TypeId GetTypeId()
+	{
+		static TypeId tid = TypeId("ibnet::MessageSocket").SetParent<Socket>().SetGroupName("Internet");
+		return tid;
+	}
+	explicit MessageSocket(Ptr<Node> node) : node_(node) {}
+
+	enum SocketErrno GetErrno() const override { return ERROR_NOTERROR; }
+	enum SocketType GetSocketType() const override { return NS3_SOCK_STREAM; }
+	Ptr<Node> GetNode() const override { return node_; }
+	int Bind(const Address &) override { return 0; }
+	int Bind() override { return 0; }
+	int Bind6() override { return 0; }
+	int ShutdownSend() override { return 0; }
+	int ShutdownRecv() override { return 0; }
+	int Listen() override { return 0; }
+	uint32_t GetTxAvailable() const override { return 1u << 30; }
+	uint32_t GetRxAvailable() const override { return 0; }
+	Ptr<Packet> Recv(uint32_t, uint32_t) override { return nullptr; }
+	Ptr<Packet> RecvFrom(uint32_t, uint32_t, Address &) override { return nullptr; }
+	int SendTo(Ptr<Packet> p, uint32_t flags, const Address &) override { return Send(p, flags); }
+	int GetSockName(Address &a) const override { a = InetSocketAddress(Ipv4Address::GetAny(), 0); return 0; }
+	int GetPeerName(Address &a) const override { a = peer_; return 0; }
+	bool SetAllowBroadcast(bool) override { return false; }
+	bool GetAllowBroadcast() const override { return false; }
+
+	/* SimGrid connects, then writes the message and closes. */
+	int Connect(const Address &to) override;
+	int Send(Ptr<Packet> p, uint32_t) override;
+	int Close() override
+	{
+		closed_ = true;
+		finish_if_done();
+		return 0;
+	}
+	void received(uint64_t bytes)
+	{
+		arrived_ += bytes;
+		NotifyDataSent((uint32_t)bytes);
+		finish_if_done();
+	}
+
+      private:
+	void finish_if_done()
+	{
+		if (closed_ && !done_ && arrived_ >= written_ && pair_) {
+			done_ = true;
+			NotifyNormalClose();
+		}
+	}
+
+	Ptr<Node> node_;
+	Address peer_;
+	Pair *pair_ = nullptr;
+	uint64_t written_ = 0, arrived_ = 0;
+	bool closed_ = false, done_ = false;
+};
+
+uint32_t node_of(Ipv4Address a)
+{
+	static auto &known = *new std::map<uint32_t, uint32_t>;
+	auto it = known.find(a.Get());
+
+	if (it != known.end())
+		return it->second;
+	for (uint32_t n = 0; n < NodeList::GetNNodes(); n++) {
+		Ptr<Ipv4> ip = NodeList::GetNode(n)->GetObject<Ipv4>();
+
+		for (uint32_t i = 0; ip && i < ip->GetNInterfaces(); i++)
+			for (uint32_t k = 0; k < ip->GetNAddresses(i); k++)
+				if (ip->GetAddress(i, k).GetLocal() == a)
+					return known[a.Get()] = n;
+	}
+	return UINT32_MAX;
+}
+
+Ptr<Socket> real_tcp_socket(Ptr<Node> node)
+{
+	return node->GetObject<SocketFactory>(TcpSocketFactory::GetTypeId())->CreateSocket();
+}
+
+/* The receiving node: count each kept connection's bytes into its messages. */
+void on_receive(Ptr<Socket> s)
+{
+	Address from;
+	Ptr<Packet> p;
+
+	while ((p = s->RecvFrom(from))) {
+		Ipv4Address a = InetSocketAddress::ConvertFrom(from).GetIpv4();
+		uint32_t src = node_of(a), dst = s->GetNode()->GetId();
+		auto it = pairs.find({src, dst});
+
+		if (it != pairs.end())
+			delivered(it->second, p->GetSize());
+	}
+}
+
+void on_accept(Ptr<Socket> s, const Address &)
+{
+	s->SetRecvCallback(MakeCallback(&on_receive));
+}
+
+void listen_on(Ptr<Node> node)
+{
+	if (listening.count(node->GetId()))
+		return;
+	Ptr<Socket> l = real_tcp_socket(node);
+	l->Bind(InetSocketAddress(Ipv4Address::GetAny(), kept_port));
+	l->Listen();
+	l->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address &>(),
+			     MakeCallback(&on_accept));
+	listening[node->GetId()] = l;
+}
+
+void delivered(Pair &p, uint64_t bytes)
+{
+	while (bytes > 0 && !p.messages.empty()) {
+		auto &head = p.messages.front();
+		uint64_t n = std::min(bytes, head.second);
+
+		head.second -= n;
+		bytes -= n;
+		Ptr<MessageSocket> m = head.first;
+		if (head.second == 0)
+			p.messages.pop_front();
+		m->received(n);
+	}
+}
+
+void on_connected(Ptr<Socket> s)
+{
+	for (auto &kv : pairs)
+		if (kv.second.sender == s) {
+			kv.second.connected = true;
+			write_pending(kv.second);
+		}
+}
+
+void on_send_space(Ptr<Socket> s, uint32_t)
+{
+	for (auto &kv : pairs)
+		if (kv.second.sender == s)
+			write_pending(kv.second);
+}
+
+int MessageSocket::Connect(const Address &to)
+{
+	peer_ = to;
+	Ipv4Address a = InetSocketAddress::ConvertFrom(to).GetIpv4();
+	uint32_t src = node_->GetId(), dst = node_of(a);
+	Pair &p = pairs[{src, dst}];
+
+	pair_ = &p;
+	if (!p.sender) {
+		listen_on(NodeList::GetNode(dst));
+		p.sender = real_tcp_socket(node_);
+		p.sender->Bind();
+		p.sender->SetConnectCallback(MakeCallback(&on_connected),
+					     MakeNullCallback<void, Ptr<Socket>>());
+		p.sender->SetSendCallback(MakeCallback(&on_send_space));
+		p.sender->Connect(InetSocketAddress(a, kept_port));
+	}
+	/* As a real socket would once connected: SimGrid writes from its send callback. */
+	Ptr<MessageSocket> self = this;
+	Simulator::ScheduleNow([self]() {
+		self->NotifyConnectionSucceeded();
+		self->NotifySend(self->GetTxAvailable());
+	});
+	return 0;
+}
+
+int MessageSocket::Send(Ptr<Packet> packet, uint32_t)
+{
+	uint32_t n = packet->GetSize();
+
+	if (!pair_ || n == 0)
+		return (int)n;
+	written_ += n;
+	if (!pair_->messages.empty() && pair_->messages.back().first == this)
+		pair_->messages.back().second += n;
+	else
+		pair_->messages.emplace_back(Ptr<MessageSocket>(this), n);
+	pair_->unwritten += n;
+	write_pending(*pair_);
+	return (int)n;
+}
+
+}  // namespace
+
+namespace ns3 {
+
+/*
+ * The one symbol preloaded: SimGrid's (and its packet sinks') TCP sockets
+ * become MessageSockets; any other socket is ns-3's own, from the node's
+ * factory as ns-3's own CreateSocket does.
+ */
+Ptr<Socket> Socket::CreateSocket(Ptr<Node> node, TypeId tid)
+{
+	static const bool kept = !getenv("MODEL_KEPT") || std::string(getenv("MODEL_KEPT")) != "0";
+
+	if (kept && tid == TcpSocketFactory::GetTypeId())
+		return CreateObject<MessageSocket>(node);
+	return node->GetObject<SocketFactory>(tid)->CreateSocket();
+}
+
+}  // namespace ns3
