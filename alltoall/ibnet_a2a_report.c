@@ -138,61 +138,68 @@ static void write_tally(const char *dir)
 	fclose(f);
 }
 
-/*
- * At exit: the report when asked for; the node's tally when the plugin made
- * a directory for it. And when nobody asked for a report but the step asked
- * for the paced scheme (SLURM_IBNET_ALLTOALL=paced) and not one call was
- * paced, rank 0 says why anyway (every rank routes alike): the user asked
- * for something they did not get.
- */
-void a2a_at_exit(void)
+#ifdef IBNET_A2A_TESTING
+/* The test build's counts, at exit (after MPI_Finalize freed what it holds). */
+static void say_test_counts(void)
 {
-	const char *dir = getenv(IBNET_A2A_ENV_TALLY), *asked = getenv(IBNET_A2A_ENV_SCHEME);
-	const char *flag = getenv(IBNET_A2A_ENV_REPORT);
-	enum ibnet_a2a_scheme scheme;
+	char line[160];
+
+	snprintf(line, sizeof(line), "rank %d: test: communicator state: %lu made, "
+		 "%lu freed; most requests outstanding: %d", world_rank,
+		 test_infos_made, test_infos_freed, test_most_slots);
+	say(line);
+	snprintf(line, sizeof(line), "rank %d: test: type maps read back: %lu",
+		 world_rank, ibnet_a2a_types_contents_read());
+	say(line);
+	if (test_segments_made) {
+		snprintf(line, sizeof(line), "rank %d: test: node data segments: "
+			 "%lu made, %lu of them shrinking", world_rank,
+			 test_segments_made, test_segments_shrunk);
+		say(line);
+	}
+	/* Each credit a round trip the receiver waits for (one credit
+	 * at a time, the default): the busiest rank's count is the
+	 * critical path's round trips. */
+	snprintf(line, sizeof(line), "rank %d: test: credits granted: %lu; "
+		 "round trips in a row, over all calls: %lu", world_rank, test_grants,
+		 test_round_trips);
+	say(line);
+}
+#endif
+
+/* The calls the report said, where MPI_Finalize said it (0: not said yet). */
+static unsigned long reported_calls;
+
+static unsigned long all_calls(void)
+{
 	unsigned long total = 0;
 	int k;
 
-	if (getpid() != settings_pid)
-		return;
 	for (k = 0; k < KINDS; k++)
 		total += calls_of((enum kind)k);
-	if (!total)
-		return;
-	if (dir && *dir)
-		write_tally(dir);
+	return total;
+}
+
+/*
+ * What this process says of its calls: the report when asked for; and when
+ * nobody asked for a report but the step asked for the paced scheme
+ * (SLURM_IBNET_ALLTOALL=paced) and not one call was paced, rank 0 says why
+ * anyway (every rank routes alike): the user asked for something they did
+ * not get.
+ */
+static void say_calls(void)
+{
+	const char *asked = getenv(IBNET_A2A_ENV_SCHEME);
+	enum ibnet_a2a_scheme scheme;
+	int k;
+
+	reported_calls = all_calls();
 	if (report) {
 		print_report();
-#ifdef IBNET_A2A_TESTING
-		{
-			char line[160];
-
-			snprintf(line, sizeof(line), "rank %d: test: communicator state: %lu made, "
-				 "%lu freed; most requests outstanding: %d", world_rank,
-				 test_infos_made, test_infos_freed, test_most_slots);
-			say(line);
-			snprintf(line, sizeof(line), "rank %d: test: type maps read back: %lu",
-				 world_rank, ibnet_a2a_types_contents_read());
-			say(line);
-			if (test_segments_made) {
-				snprintf(line, sizeof(line), "rank %d: test: node data segments: "
-					 "%lu made, %lu of them shrinking", world_rank,
-					 test_segments_made, test_segments_shrunk);
-				say(line);
-			}
-			/* Each credit a round trip the receiver waits for (one credit
-			 * at a time, the default): the busiest rank's count is the
-			 * critical path's round trips. */
-			snprintf(line, sizeof(line), "rank %d: test: credits granted: %lu; "
-				 "round trips in a row, over all calls: %lu", world_rank, test_grants,
-				 test_round_trips);
-			say(line);
-		}
-#endif
 		return;
 	}
-	if (flag || world_rank != 0 || !asked || ibnet_a2a_scheme_parse(asked, &scheme) < 0 ||
-	    scheme != IBNET_ALLTOALL_PACED)
+	if (getenv(IBNET_A2A_ENV_REPORT) || world_rank != 0 || !asked ||
+	    ibnet_a2a_scheme_parse(asked, &scheme) < 0 || scheme != IBNET_ALLTOALL_PACED)
 		return;
 	for (k = 0; k < KINDS; k++)
 		if (served[k][PACED] || served[k][PACED_NODES])
@@ -200,4 +207,41 @@ void a2a_at_exit(void)
 	say("--ordered-alltoall was asked for, but no all-to-all call of this job was paced; "
 	    "why, by call (" IBNET_A2A_ENV_REPORT "=0 silences this):");
 	print_report();
+}
+
+/*
+ * At MPI_Finalize, before the MPI finalizes: what say_calls says. Said
+ * here rather than at exit because a launcher may stop forwarding a rank's
+ * output, or end the rank, once the others have finalized and left (a
+ * rank's report at exit was missing from the job's output now and then on
+ * Debian 13's MPICH and Open MPI). No call can follow MPI_Finalize on the
+ * world model's communicators.
+ */
+void a2a_at_finalize(void)
+{
+	if (getpid() != settings_pid || !all_calls())
+		return;
+	say_calls();
+}
+
+/*
+ * At exit: the node's tally when the plugin made a directory for it, and
+ * say_calls where MPI_Finalize did not say it (a program of MPI-4 sessions
+ * alone has no MPI_Finalize) or calls came after it (a session's).
+ */
+void a2a_at_exit(void)
+{
+	const char *dir = getenv(IBNET_A2A_ENV_TALLY);
+	unsigned long total;
+
+	if (getpid() != settings_pid || !(total = all_calls()))
+		return;
+	if (dir && *dir)
+		write_tally(dir);
+	if (total != reported_calls)
+		say_calls();
+#ifdef IBNET_A2A_TESTING
+	if (report)
+		say_test_counts();
+#endif
 }

@@ -55,7 +55,10 @@ extern const char *const kind_name[KINDS];
 
 /* Count one call. */
 void count(enum kind k, enum route r);
-/* The report at exit and the node's tally (registered with atexit). */
+/* The report at MPI_Finalize, before the MPI finalizes (the world model's). */
+void a2a_at_finalize(void);
+/* The node's tally at exit, and the report where MPI_Finalize did not say
+ * it (registered with atexit). */
 void a2a_at_exit(void);
 /* The report's line on a window shared across communicators. */
 void report_shared_window(int concurrent, int job_ranks, int comm_ranks);

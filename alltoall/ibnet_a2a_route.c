@@ -251,13 +251,16 @@ static void sizes_check_combine(void *in, void *inout, int *len, MPI_Datatype *t
 }
 
 /*
- * MPI_Finalize deletes MPI_COMM_SELF's attributes first (MPI 4.0, 11.2.4):
- * the check's type and operation go with them, so the MPI finds nothing of
- * ours left (MPICH's datatype engine warns of every handle still held).
+ * MPI_Finalize deletes MPI_COMM_SELF's attributes first (MPI 4.0, 11.2.4),
+ * while every rank is still there: the report is said then
+ * (a2a_at_finalize), and the check's type and operation go, so the MPI
+ * finds nothing of ours left (MPICH's datatype engine warns of every handle
+ * still held).
  */
-static int free_sizes_check(MPI_Comm comm, int kv, void *attr, void *extra)
+static int at_finalize(MPI_Comm comm, int kv, void *attr, void *extra)
 {
 	(void)comm, (void)kv, (void)attr, (void)extra;
+	a2a_at_finalize();
 	if (sizes_check_type != MPI_DATATYPE_NULL)
 		PMPI_Type_free(&sizes_check_type);
 	if (sizes_check_op != MPI_OP_NULL)
@@ -305,7 +308,7 @@ static int job_rank(bool world)
  */
 static void init_once(void)
 {
-	int at_finalize = MPI_KEYVAL_INVALID, world = 0, finalized = 0;
+	int finalize_key = MPI_KEYVAL_INVALID, world = 0, finalized = 0;
 
 	a2a_read_settings();
 	atexit(a2a_at_exit);
@@ -318,9 +321,9 @@ static void init_once(void)
 		PMPI_Type_commit(&sizes_check_type);
 		PMPI_Op_create(sizes_check_combine, 1, &sizes_check_op);
 	}
-	if (world && PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_sizes_check,
-					     &at_finalize, NULL) == MPI_SUCCESS)
-		PMPI_Comm_set_attr(MPI_COMM_SELF, at_finalize, NULL);
+	if (world && PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize,
+					     &finalize_key, NULL) == MPI_SUCCESS)
+		PMPI_Comm_set_attr(MPI_COMM_SELF, finalize_key, NULL);
 	a2a_layout_init();
 	world_rank = job_rank(world);
 }

@@ -239,3 +239,21 @@ types_right() {
 	assert_line 'INDEXED blocks=100000 calls=4 bad=0'
 	assert_line 'spank-ibnet alltoall: rank 0: test: type maps read back: 0'
 }
+
+@test "the report is said at MPI_Finalize: a rank ended right after it (as a launcher may end it) still has its report, Open MPI and MPICH" {
+	needs openmpi mpich
+	local mpi
+	for mpi in ompi mpich; do
+		# _exit right after MPI_Finalize: no exit handler runs (the report
+		# was said only at exit before).
+		EXTRA=A2A_STEPS_END_AT_FINALIZE=1 run "$mpi" 4 2 "$BUILD/tests/a2a_steps.${mpi/ompi/openmpi}" 4096 3
+		echo "$mpi"
+		assert_success
+		assert_line 'STEPS calls=3 bad=0'
+		assert_equal "$(grep -c '^spank-ibnet alltoall: rank [0-3]: MPI_Alltoall: 3 calls: 3 paced$' <<<"$output")" 4
+	done
+	# Ended normally, the report is said once, not again at exit.
+	run mpich 4 2 "$BUILD/tests/a2a_steps.mpich" 4096 3
+	assert_success
+	assert_equal "$(grep -c '^spank-ibnet alltoall: rank 0: MPI_Alltoall: 3 calls: 3 paced$' <<<"$output")" 1
+}
