@@ -27,11 +27,10 @@ unsigned long model_drops_from(unsigned node);
 unsigned long model_drops_total(void);
 void model_ports_debug(void);
 
-/* The paced build's entry, normally called by the dispatcher after dlopen;
- * and its report, normally at the process's exit (a simulated rank ends
- * without one: MPI_Finalize below says it). */
+/* The paced build's entry, normally called by the dispatcher after dlopen.
+ * Its report comes in PMPI_Finalize, as on a node (MPI_COMM_SELF's delete
+ * callback, which SMPI runs too). */
 void ibnet_a2a_attach(const struct ibnet_a2a_host *h);
-void a2a_at_exit(void);
 
 /* Nothing in the model is looked up by name: a C program's calls only. */
 static void *model_find(const char *name)
@@ -129,7 +128,6 @@ int MPI_Finalize(void)
 	int rank = 0;
 
 	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	a2a_at_exit();
 	PMPI_Barrier(MPI_COMM_WORLD);
 	if (rank == 0 && !flow_model())
 		printf("MODEL drops=%lu\n", model_drops_total());
