@@ -212,10 +212,10 @@ static void say_calls(void)
 /*
  * At MPI_Finalize, before the MPI finalizes: what say_calls says. Said
  * here rather than at exit because a launcher may stop forwarding a rank's
- * output, or end the rank, once the others have finalized and left (a
- * rank's report at exit was missing from the job's output now and then on
- * Debian 13's MPICH and Open MPI). No call can follow MPI_Finalize on the
- * world model's communicators.
+ * output, or end the rank, once the others have finalized and left (in
+ * CI, rank 0's report at exit was missing from the output now and then in
+ * the Debian 13 stack; the cause there is not confirmed). No call can
+ * follow MPI_Finalize on the world model's communicators.
  */
 void a2a_at_finalize(void)
 {
