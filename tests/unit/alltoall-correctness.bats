@@ -246,9 +246,11 @@ types_right() {
 	for mpi in ompi mpich; do
 		# _exit right after MPI_Finalize: no exit handler runs (the report
 		# was said only at exit before).
+		# (No exit status asserted: MPICH 4.2's Hydra calls ranks that end
+		# so a bad termination and kills the rest, status 9, as CI showed
+		# in the trixie stack; the lines below are what this is about.)
 		EXTRA=A2A_STEPS_END_AT_FINALIZE=1 run "$mpi" 4 2 "$BUILD/tests/a2a_steps.${mpi/ompi/openmpi}" 4096 3
 		echo "$mpi"
-		assert_success
 		assert_line 'STEPS calls=3 bad=0'
 		assert_equal "$(grep -c '^spank-ibnet alltoall: rank [0-3]: MPI_Alltoall: 3 calls: 3 paced$' <<<"$output")" 4
 	done
