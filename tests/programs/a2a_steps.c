@@ -52,10 +52,9 @@ int main(int argc, char **argv)
 	MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	if (rank == 0)
 		printf("STEPS calls=%d bad=%d\n", total, bad);
+	fflush(stdout);	/* before any rank can end (A2A_STEPS_END_AT_FINALIZE) */
 	MPI_Finalize();
-	if (getenv("A2A_STEPS_END_AT_FINALIZE")) {
-		fflush(stdout);
+	if (getenv("A2A_STEPS_END_AT_FINALIZE"))
 		_exit(bad ? 1 : 0);
-	}
 	return bad ? 1 : 0;
 }
