@@ -45,7 +45,7 @@ struct Pair {
 
 auto &pairs = *new std::map<std::pair<uint32_t, uint32_t>, Pair>;	// never freed (see ns3_ports.cc)
 auto &listening = *new std::map<uint32_t, Ptr<Socket>>;		// per node
-auto &pair_of_peer = *new std::map<std::pair<uint32_t, uint32_t>, std::pair<uint32_t, uint32_t>>;
+auto &pair_of_sender = *new std::map<Socket *, Pair *>;	// a sender's callbacks find their pair
 
 void write_pending(Pair &p)
 {
@@ -194,18 +194,22 @@ void delivered(Pair &p, uint64_t bytes)
 
 void on_connected(Ptr<Socket> s)
 {
-	for (auto &kv : pairs)
-		if (kv.second.sender == s) {
-			kv.second.connected = true;
-			write_pending(kv.second);
-		}
+	auto it = pair_of_sender.find(PeekPointer(s));
+
+	if (it != pair_of_sender.end()) {
+		it->second->connected = true;
+		write_pending(*it->second);
+	}
 }
 
+/* Called on every ACK that frees send space: one lookup, not a walk of
+ * every pair (65,536 of them at 256 nodes). */
 void on_send_space(Ptr<Socket> s, uint32_t)
 {
-	for (auto &kv : pairs)
-		if (kv.second.sender == s)
-			write_pending(kv.second);
+	auto it = pair_of_sender.find(PeekPointer(s));
+
+	if (it != pair_of_sender.end())
+		write_pending(*it->second);
 }
 
 int MessageSocket::Connect(const Address &to)
@@ -219,6 +223,7 @@ int MessageSocket::Connect(const Address &to)
 	if (!p.sender) {
 		listen_on(NodeList::GetNode(dst));
 		p.sender = real_tcp_socket(node_);
+		pair_of_sender[PeekPointer(p.sender)] = &p;
 		p.sender->Bind();
 		p.sender->SetConnectCallback(MakeCallback(&on_connected),
 					     MakeNullCallback<void, Ptr<Socket>>());
