@@ -7,6 +7,27 @@
 A2A=$BUILD/libibnet-alltoall.so
 A2A_TEST=$BUILD/tests/libibnet-alltoall.so
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+RANK_OUTPUT=$BATS_TEST_DIRNAME/../helpers/rank-output
+
+# ranks LAUNCHER-COMMAND... -- PROGRAM ARGS...: the launcher's command with
+# each rank's output in a file of its own (helpers/rank-output says why),
+# then every rank's file in rank order; the launcher's status. The
+# launcher's own messages come first, as it prints them.
+ranks() {
+	local dir rc=0 launcher=() f
+	while [ "$1" != -- ]; do
+		launcher+=("$1")
+		shift
+	done
+	shift
+	dir=$(mktemp -d "${BATS_TEST_TMPDIR:-/tmp}/ranks.XXXXXX")
+	"${launcher[@]}" "$RANK_OUTPUT" "$dir" "$@" || rc=$?
+	for f in $(ls "$dir" | sort -n); do
+		cat "$dir/$f"
+	done
+	rm -rf "$dir"
+	return "$rc"
+}
 
 # ompi NP RANKS_PER_NODE PROGRAM ARGS...: a real Open MPI run with the preload
 # (the test build; PRELOAD= another), killed after TIMEOUT seconds (120);
@@ -15,10 +36,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 ompi() {
 	local np=$1 rpn=$2
 	shift 2
-	timeout "${TIMEOUT:-120}" mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np "$np" \
+	ranks timeout "${TIMEOUT:-120}" mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np "$np" \
 		-x LD_PRELOAD="${PRELOAD:-$A2A_TEST}" -x SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE="$rpn" \
 		-x SLURM_IBNET_ALLTOALL_THRESHOLD="${THRESHOLD:-0}" -x SLURM_IBNET_ALLTOALL_REPORT=1 \
-		${AGGREGATE:+-x SLURM_IBNET_ALLTOALL_AGGREGATE="$AGGREGATE"} ${EXTRA:+-x "$EXTRA"} "$@"
+		${AGGREGATE:+-x SLURM_IBNET_ALLTOALL_AGGREGATE="$AGGREGATE"} ${EXTRA:+-x "$EXTRA"} -- "$@"
 }
 
 # ompi_threads_hang: true where this Open MPI is one whose own all-to-alls
@@ -34,9 +55,9 @@ ompi_threads_hang() {
 mpich() {
 	local np=$1 rpn=$2
 	shift 2
-	timeout "${TIMEOUT:-120}" mpiexec.mpich -n "$np" -env LD_PRELOAD "${PRELOAD:-$A2A_TEST}" \
+	ranks timeout "${TIMEOUT:-120}" mpiexec.mpich -n "$np" -env LD_PRELOAD "${PRELOAD:-$A2A_TEST}" \
 		-env SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE "$rpn" \
 		-env SLURM_IBNET_ALLTOALL_THRESHOLD "${THRESHOLD:-0}" -env SLURM_IBNET_ALLTOALL_REPORT 1 \
 		${AGGREGATE:+-env SLURM_IBNET_ALLTOALL_AGGREGATE "$AGGREGATE"} \
-		${EXTRA:+-env "${EXTRA%%=*}" "${EXTRA#*=}"} "$@"
+		${EXTRA:+-env "${EXTRA%%=*}" "${EXTRA#*=}"} -- "$@"
 }

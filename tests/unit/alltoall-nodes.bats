@@ -217,13 +217,13 @@ small_shm() {
 	# 16 MiB, against half of what a 48 MiB /dev/shm has left beside the
 	# MPI's own shared memory (Open MPI 5's takes 16 MiB, MPICH's UCX about
 	# 4 MiB a rank; less than 48 MiB fails the MPI itself).
-	run small_shm 48m bash -c "$(declare -f ompi); $(declare -p A2A_TEST); AGGREGATE=2; ompi 4 2 '$BUILD/tests/a2a_check.openmpi' 87 6 2097152"
+	run small_shm 48m bash -c "$(declare -f ranks ompi); $(declare -p A2A_TEST RANK_OUTPUT); AGGREGATE=2; ompi 4 2 '$BUILD/tests/a2a_check.openmpi' 87 6 2097152"
 	assert_success
 	assert_line 'CHECK cases=6 ranks=4 failures=0'
 	assert_output --regexp 'spank-ibnet alltoall: node to node needs a shared segment of [0-9.]+ MiB on this node, but /dev/shm has [0-9.]+ MiB free and node to node takes at most half of it: these calls go pair by pair'
 	refute_output --partial 'Bus error'
 	refute_output --partial 'out of memory'
-	run small_shm 48m bash -c "$(declare -f mpich); $(declare -p A2A_TEST); AGGREGATE=2; mpich 4 2 '$BUILD/tests/a2a_check.mpich' 87 6 2097152"
+	run small_shm 48m bash -c "$(declare -f ranks mpich); $(declare -p A2A_TEST RANK_OUTPUT); AGGREGATE=2; mpich 4 2 '$BUILD/tests/a2a_check.mpich' 87 6 2097152"
 	assert_success
 	assert_line 'CHECK cases=6 ranks=4 failures=0'
 	assert_output --partial 'these calls go pair by pair'
@@ -240,7 +240,7 @@ small_shm() {
 		for pid in \$(seq \$((last + 1)) \$((last + 600))); do
 			for n in 0 1 2 3 4 5 6 7; do : > /dev/shm/ibnet-a2a.\$pid.\$n; done
 		done
-		$(declare -f ompi); $(declare -p A2A_TEST); AGGREGATE=2; ompi 4 2 '$BUILD/tests/a2a_check.openmpi' 83 6 4096"
+		$(declare -f ranks ompi); $(declare -p A2A_TEST RANK_OUTPUT); AGGREGATE=2; ompi 4 2 '$BUILD/tests/a2a_check.openmpi' 83 6 4096"
 	assert_success
 	assert_line 'CHECK cases=6 ranks=4 failures=0'
 	refute_output --partial 'out of memory'

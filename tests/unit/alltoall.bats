@@ -578,7 +578,8 @@ nonblocking_counted() {
 @test "256 ranks in 32 pretend nodes of 8 (Open MPI) and 32 ranks in 8 (MPICH): byte-identical to PMPI_Alltoall/v" {
 	needs openmpi mpich
 	# Memory: 256 ranks share this machine, so blocks stay under 4 KiB.
-	TIMEOUT=400 run ompi 256 8 --mca mpi_yield_when_idle 1 "$BUILD/tests/a2a_check.openmpi" 19 3 4096
+	# (Ranks that yield when idle: the MCA setting by the environment.)
+	TIMEOUT=400 EXTRA=OMPI_MCA_mpi_yield_when_idle=1 run ompi 256 8 "$BUILD/tests/a2a_check.openmpi" 19 3 4096
 	assert_success
 	assert_line 'CHECK cases=3 ranks=256 failures=0'
 	[ "$(paced_calls "$output")" -gt 0 ]
@@ -601,13 +602,18 @@ nonblocking_counted() {
 	assert_output --regexp 'rank 0: MPI_Alltoall: [0-9]+ calls: 0 paced, .*[0-9]+ out of memory'
 }
 
-# np ranks without the report (the user's default), as the plugin's step has them.
+# quiet_ompi NP [-x VAR=VALUE]... PROGRAM ARGS...: np ranks without the
+# report (the user's default), as the plugin's step has them.
 quiet_ompi() {
-	local np=$1
+	local np=$1 vars=()
 	shift
-	timeout 120 mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np "$np" \
+	while [ "$1" = -x ]; do
+		vars+=(-x "$2")
+		shift 2
+	done
+	ranks timeout 120 mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np "$np" \
 		-x LD_PRELOAD="$A2A_TEST" -x SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE=1 \
-		-x SLURM_IBNET_ALLTOALL=paced "$@"
+		-x SLURM_IBNET_ALLTOALL=paced "${vars[@]}" -- "$@"
 }
 
 # A call's own allocation (its layout, scratch for a non-contiguous type)
