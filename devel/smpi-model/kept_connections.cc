@@ -29,6 +29,8 @@
 
 using namespace ns3;
 
+Ptr<Socket> model_tcp_socket(Ptr<Node> node);
+
 namespace {
 
 const uint16_t kept_port = 65000;	// the real connections' port on every node
@@ -141,7 +143,7 @@ uint32_t node_of(Ipv4Address a)
 
 Ptr<Socket> real_tcp_socket(Ptr<Node> node)
 {
-	return node->GetObject<SocketFactory>(TcpSocketFactory::GetTypeId())->CreateSocket();
+	return model_tcp_socket(node);	/* tail_probe.cc: with Linux's tail loss probe */
 }
 
 /* The receiving node: count each kept connection's bytes into its messages. */

@@ -22,7 +22,8 @@
 #include "ibnet_a2a_netstat.h"
 
 /* ns3_ports.cc (one copy for the whole simulation). */
-int model_ports_setup(unsigned long port_bytes, unsigned long nic_bytes, const char *nic_rate);
+int model_ports_setup(unsigned long port_bytes, unsigned long nic_bytes, const char *nic_rate,
+		      unsigned long burst_bytes);
 unsigned long model_drops_from(unsigned node);
 unsigned long model_drops_total(void);
 void model_ports_debug(void);
@@ -115,7 +116,8 @@ int MPI_Init(int *argc, char ***argv)
 	/* SimGrid's flow model (MODEL_NET=flow): no packets, no ports, no loss. */
 	if (rank == 0 && !flow_model() && model_ports_setup(env_bytes("MODEL_PORT_BYTES", 24000),
 					   env_bytes("MODEL_NIC_BYTES", 64UL << 20),
-					   getenv("MODEL_NIC_RATE")) < 2) {
+					   getenv("MODEL_NIC_RATE"),
+					   env_bytes("MODEL_BURST", 0)) < 2) {
 		fprintf(stderr, "model: the platform is not a star of single-link hosts\n");
 		PMPI_Abort(MPI_COMM_WORLD, 2);
 	}
