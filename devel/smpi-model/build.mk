@@ -20,6 +20,13 @@ NS3_LIBS = -lns3-core -lns3-network -lns3-internet -lns3-point-to-point -lns3-tr
 $(B)/a2a_bench_model: $(PACED:%=$(B)/%.o) $(B)/ibnet_a2a_settings.o $(B)/model_host.o \
 		      $(B)/a2a_bench.o $(B)/libmodel-ports.so
 	smpicc -o $@ $(filter %.o,$^) -L$(B) -lmodel-ports -Wl,-rpath,$(abspath $(B))
+# The byte-for-byte check, the same program the unit tests run on Open MPI
+# and MPICH: the library's exchange under SMPI gives PMPI_Alltoall's bytes.
+$(B)/a2a_check_model: $(PACED:%=$(B)/%.o) $(B)/ibnet_a2a_settings.o $(B)/model_host.o \
+		      $(B)/a2a_check.o $(B)/libmodel-ports.so
+	smpicc -o $@ $(filter %.o,$^) -L$(B) -lmodel-ports -Wl,-rpath,$(abspath $(B))
+$(B)/a2a_check.o: tests/programs/a2a_check.c | $(B)
+	smpicc -O2 -Wall -Wextra -Werror -DA2A_CHECK_REFERENCE_FROM_COPY -c -o $@ $<
 $(B)/%.o: alltoall/%.c | $(B)
 	smpicc $(SMPI_CFLAGS) -c -o $@ $<
 $(B)/ibnet_a2a_settings.o: contract/ibnet_a2a_settings.c | $(B)

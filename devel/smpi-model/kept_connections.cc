@@ -22,6 +22,7 @@
 #include <deque>
 #include <string>
 #include <map>
+#include <vector>
 
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -34,6 +35,7 @@ Ptr<Socket> model_tcp_socket(Ptr<Node> node);
 namespace {
 
 const uint16_t kept_port = 65000;	// the real connections' port on every node
+const uint32_t small_message = 1040;	// SimGrid's largest piece (see lane)
 
 class MessageSocket;
 
@@ -45,8 +47,9 @@ struct Pair {
 	std::deque<std::pair<Ptr<MessageSocket>, uint64_t>> messages;	// in order, bytes left
 };
 
-auto &pairs = *new std::map<std::pair<uint32_t, uint32_t>, Pair>;	// never freed (see ns3_ports.cc)
-auto &listening = *new std::map<uint32_t, Ptr<Socket>>;		// per node
+// by (source node, destination node x 2 + lane); never freed (see ns3_ports.cc)
+auto &pairs = *new std::map<std::pair<uint32_t, uint32_t>, Pair>;
+auto &listening = *new std::map<uint32_t, std::vector<Ptr<Socket>>>;	// per node, per lane
 auto &pair_of_sender = *new std::map<Socket *, Pair *>;	// a sender's callbacks find their pair
 
 void write_pending(Pair &p)
@@ -93,6 +96,7 @@ class MessageSocket : public Socket {
 
 	/* SimGrid connects, then writes the message and closes. */
 	int Connect(const Address &to) override;
+	void open_lane(uint32_t first_piece);
 	int Send(Ptr<Packet> p, uint32_t) override;
 	int Close() override
 	{
@@ -110,7 +114,8 @@ class MessageSocket : public Socket {
       private:
 	void finish_if_done()
 	{
-		if (closed_ && !done_ && arrived_ >= written_ && pair_) {
+		/* (A message of no bytes has no lane and is done when closed.) */
+		if (closed_ && !done_ && arrived_ >= written_) {
 			done_ = true;
 			NotifyNormalClose();
 		}
@@ -146,8 +151,9 @@ Ptr<Socket> real_tcp_socket(Ptr<Node> node)
 	return model_tcp_socket(node);	/* tail_probe.cc: with Linux's tail loss probe */
 }
 
-/* The receiving node: count each kept connection's bytes into its messages. */
-void on_receive(Ptr<Socket> s)
+/* The receiving node: count each kept connection's bytes into its messages
+ * (lane 1: the small messages', lane 0: the others'; see lane). */
+void receive_lane(Ptr<Socket> s, uint32_t lane_index)
 {
 	Address from;
 	Ptr<Packet> p;
@@ -155,28 +161,32 @@ void on_receive(Ptr<Socket> s)
 	while ((p = s->RecvFrom(from))) {
 		Ipv4Address a = InetSocketAddress::ConvertFrom(from).GetIpv4();
 		uint32_t src = node_of(a), dst = s->GetNode()->GetId();
-		auto it = pairs.find({src, dst});
+		auto it = pairs.find({src, dst * 2 + lane_index});
 
 		if (it != pairs.end())
 			delivered(it->second, p->GetSize());
 	}
 }
 
-void on_accept(Ptr<Socket> s, const Address &)
-{
-	s->SetRecvCallback(MakeCallback(&on_receive));
-}
+void on_receive_bulk(Ptr<Socket> s) { receive_lane(s, 0); }
+void on_receive_small(Ptr<Socket> s) { receive_lane(s, 1); }
+void on_accept_bulk(Ptr<Socket> s, const Address &) { s->SetRecvCallback(MakeCallback(&on_receive_bulk)); }
+void on_accept_small(Ptr<Socket> s, const Address &) { s->SetRecvCallback(MakeCallback(&on_receive_small)); }
 
+/* A node's two listeners: kept_port + the lane's index. */
 void listen_on(Ptr<Node> node)
 {
 	if (listening.count(node->GetId()))
 		return;
-	Ptr<Socket> l = real_tcp_socket(node);
-	l->Bind(InetSocketAddress(Ipv4Address::GetAny(), kept_port));
-	l->Listen();
-	l->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address &>(),
-			     MakeCallback(&on_accept));
-	listening[node->GetId()] = l;
+	for (uint16_t lane_index = 0; lane_index < 2; lane_index++) {
+		Ptr<Socket> l = real_tcp_socket(node);
+
+		l->Bind(InetSocketAddress(Ipv4Address::GetAny(), kept_port + lane_index));
+		l->Listen();
+		l->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address &>(),
+				     MakeCallback(lane_index ? &on_accept_small : &on_accept_bulk));
+		listening[node->GetId()].push_back(l);
+	}
 }
 
 void delivered(Pair &p, uint64_t bytes)
@@ -214,12 +224,42 @@ void on_send_space(Ptr<Socket> s, uint32_t)
 		write_pending(*it->second);
 }
 
+/*
+ * The lane of a message whose first piece is first_piece bytes.
+ * An MPI over TCP keeps a connection per pair of processes, so a small
+ * message (the paced scheme's 4-byte credit) waits only behind its own
+ * pair's data; one connection per pair of nodes would queue it behind the
+ * data of every pair of ranks of those nodes (16 at 4 ranks per node: the
+ * paced scheme's credit round trip was 0.48 ms and its calls 11x the
+ * 16-core cluster's). SimGrid says nothing of ranks, only hosts, so small
+ * messages get a lane of their own: SimGrid writes a message in pieces of
+ * at most 1,040 bytes, so a first piece under that is the whole message.
+ * Which of its lanes a message takes changes no matching: SMPI matched it
+ * before any byte moved.
+ */
+uint32_t lane_of(uint32_t first_piece)
+{
+	return first_piece < small_message ? 1 : 0;
+}
+
 int MessageSocket::Connect(const Address &to)
 {
 	peer_ = to;
-	Ipv4Address a = InetSocketAddress::ConvertFrom(to).GetIpv4();
-	uint32_t src = node_->GetId(), dst = node_of(a);
-	Pair &p = pairs[{src, dst}];
+	/* As a real socket would once connected: SimGrid writes from its send callback. */
+	Ptr<MessageSocket> self = this;
+	Simulator::ScheduleNow([self]() {
+		self->NotifyConnectionSucceeded();
+		self->NotifySend(self->GetTxAvailable());
+	});
+	return 0;
+}
+
+/* Before the message's first byte: its lane, connected once and kept. */
+void MessageSocket::open_lane(uint32_t first_piece)
+{
+	Ipv4Address a = InetSocketAddress::ConvertFrom(peer_).GetIpv4();
+	uint32_t src = node_->GetId(), dst = node_of(a), lane_index = lane_of(first_piece);
+	Pair &p = pairs[{src, dst * 2 + lane_index}];
 
 	pair_ = &p;
 	if (!p.sender) {
@@ -230,23 +270,18 @@ int MessageSocket::Connect(const Address &to)
 		p.sender->SetConnectCallback(MakeCallback(&on_connected),
 					     MakeNullCallback<void, Ptr<Socket>>());
 		p.sender->SetSendCallback(MakeCallback(&on_send_space));
-		p.sender->Connect(InetSocketAddress(a, kept_port));
+		p.sender->Connect(InetSocketAddress(a, (uint16_t)(kept_port + lane_index)));
 	}
-	/* As a real socket would once connected: SimGrid writes from its send callback. */
-	Ptr<MessageSocket> self = this;
-	Simulator::ScheduleNow([self]() {
-		self->NotifyConnectionSucceeded();
-		self->NotifySend(self->GetTxAvailable());
-	});
-	return 0;
 }
 
 int MessageSocket::Send(Ptr<Packet> packet, uint32_t)
 {
 	uint32_t n = packet->GetSize();
 
-	if (!pair_ || n == 0)
-		return (int)n;
+	if (n == 0)
+		return 0;
+	if (!pair_)
+		open_lane(n);
 	written_ += n;
 	if (!pair_->messages.empty() && pair_->messages.back().first == this)
 		pair_->messages.back().second += n;

@@ -113,8 +113,12 @@ int model_ports_setup(unsigned long port_bytes, unsigned long nic_bytes, const c
 		}
 		for (auto &dev : links) {
 			bool port = links.size() > 1;
+			const char *mtu = std::getenv("MODEL_MTU");
 			char size[32];
 
+			/* GSO's packets (run's MODEL_GSO): as large on every link. */
+			if (mtu && *mtu)
+				dev->SetMtu((uint16_t)std::strtoul(mtu, nullptr, 10));
 			if (tc && tc->GetRootQueueDiscOnDevice(dev))
 				tc->DeleteRootQueueDiscOnDevice(dev);
 			if (!port) {

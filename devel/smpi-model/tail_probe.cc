@@ -36,6 +36,9 @@ using namespace ns3;
 namespace {
 
 const Time two_jiffies = MilliSeconds(8);
+/* Linux counts packets out in segments of the wire's MSS even where its
+ * segments leave as one GSO packet (run's MODEL_GSO: larger segments). */
+const uint32_t wire_mss = 1448;
 
 class TailProbeSocket : public TcpSocketBase {
 public:
@@ -82,7 +85,7 @@ private:
 
 	void arm()
 	{
-		uint32_t in_flight = BytesInFlight(), mss = m_tcb->m_segmentSize;
+		uint32_t in_flight = BytesInFlight();
 		Time srtt = m_rtt->GetEstimate(), due;
 
 		probe.Cancel();
@@ -91,7 +94,7 @@ private:
 		if (srtt.IsZero())
 			due = Seconds(1);
 		else
-			due = srtt * 2 + (in_flight <= mss ? m_minRto : two_jiffies);
+			due = srtt * 2 + (in_flight <= wire_mss ? m_minRto : two_jiffies);
 		if (m_rto.Get() < due)
 			due = m_rto.Get();
 		probe = Simulator::Schedule(due, &TailProbeSocket::fire, this);
