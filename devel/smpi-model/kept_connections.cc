@@ -247,7 +247,7 @@ int MessageSocket::Connect(const Address &to)
 	peer_ = to;
 	/* As a real socket would once connected: SimGrid writes from its send callback. */
 	Ptr<MessageSocket> self = this;
-	Simulator::ScheduleNow([self]() {
+	Simulator::Schedule(NanoSeconds(1), [self]() {
 		self->NotifyConnectionSucceeded();
 		self->NotifySend(self->GetTxAvailable());
 	});

@@ -95,8 +95,13 @@ private:
 			due = Seconds(1);
 		else
 			due = srtt * 2 + (in_flight <= wire_mss ? m_minRto : two_jiffies);
-		if (m_rto.Get() < due)
+		/* Never later than the timeout, as Linux's; a timeout not yet
+		 * set (0) is no bound. (A probe due at once, delay 0, made
+		 * SimGrid's ns-3 model report a deadlock at 8 x 4.) */
+		if (m_rto.Get().IsStrictlyPositive() && m_rto.Get() < due)
 			due = m_rto.Get();
+		if (due < MicroSeconds(1))
+			due = MicroSeconds(1);
 		probe = Simulator::Schedule(due, &TailProbeSocket::fire, this);
 	}
 
