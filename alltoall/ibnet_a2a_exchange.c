@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ibnet_a2a_exchange.h"
 #include "ibnet_a2a_netstat.h"

@@ -15,10 +15,14 @@ RANK_OUTPUT=$BATS_TEST_DIRNAME/../helpers/rank-output
 # launcher's own messages come first, as it prints them.
 ranks() {
 	local dir rc=0 launcher=() f
-	while [ "$1" != -- ]; do
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
 		launcher+=("$1")
 		shift
 	done
+	if [ $# -eq 0 ]; then
+		echo "ranks: no '--' before the program" >&2
+		return 2
+	fi
 	shift
 	dir=$(mktemp -d "${BATS_TEST_TMPDIR:-/tmp}/ranks.XXXXXX")
 	"${launcher[@]}" "$RANK_OUTPUT" "$dir" "$@" || rc=$?
