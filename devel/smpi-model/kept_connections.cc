@@ -30,6 +30,7 @@
 
 using namespace ns3;
 
+/* tail_probe.cc: a real TCP socket, with Linux's tail loss probe. */
 Ptr<Socket> model_tcp_socket(Ptr<Node> node);
 
 namespace {
@@ -146,11 +147,6 @@ uint32_t node_of(Ipv4Address a)
 	return UINT32_MAX;
 }
 
-Ptr<Socket> real_tcp_socket(Ptr<Node> node)
-{
-	return model_tcp_socket(node);	/* tail_probe.cc: with Linux's tail loss probe */
-}
-
 /* The receiving node: count each kept connection's bytes into its messages
  * (lane 1: the small messages', lane 0: the others'; see lane). */
 void receive_lane(Ptr<Socket> s, uint32_t lane_index)
@@ -179,7 +175,7 @@ void listen_on(Ptr<Node> node)
 	if (listening.count(node->GetId()))
 		return;
 	for (uint16_t lane_index = 0; lane_index < 2; lane_index++) {
-		Ptr<Socket> l = real_tcp_socket(node);
+		Ptr<Socket> l = model_tcp_socket(node);
 
 		l->Bind(InetSocketAddress(Ipv4Address::GetAny(), kept_port + lane_index));
 		l->Listen();
@@ -264,7 +260,7 @@ void MessageSocket::open_lane(uint32_t first_piece)
 	pair_ = &p;
 	if (!p.sender) {
 		listen_on(NodeList::GetNode(dst));
-		p.sender = real_tcp_socket(node_);
+		p.sender = model_tcp_socket(node_);
 		pair_of_sender[PeekPointer(p.sender)] = &p;
 		p.sender->Bind();
 		p.sender->SetConnectCallback(MakeCallback(&on_connected),

@@ -138,12 +138,12 @@ private:
  */
 Ptr<Socket> model_tcp_socket(Ptr<Node> node)
 {
+	static const bool probe = !getenv("MODEL_TLP") || std::string(getenv("MODEL_TLP")) != "0";
 	Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
-	const char *tlp = std::getenv("MODEL_TLP");
 	TypeIdValue congestion, recovery, rtt_type;
 	ObjectFactory make;
 
-	if (tlp && std::string(tlp) == "0")
+	if (!probe)
 		return node->GetObject<SocketFactory>(TcpSocketFactory::GetTypeId())->CreateSocket();
 	tcp->GetAttribute("SocketType", congestion);
 	tcp->GetAttribute("RecoveryType", recovery);

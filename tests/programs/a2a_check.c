@@ -174,23 +174,21 @@ int main(int argc, char **argv)
 		if (in_place) {
 			memcpy(r1, sbuf, rbytes);
 			memcpy(r2, sbuf, rbytes);
+			if (!v)
+				MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r1, count, type, comm);
+			else
+				MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, r1, rcounts, rdispls, type, comm);
 #ifdef A2A_CHECK_REFERENCE_FROM_COPY
-			memcpy(sbuf, r2, rbytes);	/* as large: the receive layout */
-			if (!v) {
-				MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r1, count, type, comm);
+			/* sbuf holds what r2 was given, in the receive layout. */
+			if (!v)
 				PMPI_Alltoall(sbuf, count, type, r2, count, type, comm);
-			} else {
-				MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, r1, rcounts, rdispls, type, comm);
+			else
 				PMPI_Alltoallv(sbuf, rcounts, rdispls, type, r2, rcounts, rdispls, type, comm);
-			}
 #else
-			if (!v) {
-				MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r1, count, type, comm);
+			if (!v)
 				PMPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r2, count, type, comm);
-			} else {
-				MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, r1, rcounts, rdispls, type, comm);
+			else
 				PMPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, r2, rcounts, rdispls, type, comm);
-			}
 #endif
 		} else if (!v) {
 			MPI_Alltoall(sbuf, count, type, r1, count, type, comm);
