@@ -75,7 +75,7 @@ A2A_ABIS = $(if $(filter yes,$(WITH_OMPI)),ompi) $(if $(filter yes,$(WITH_MPICH)
 A2A_LIBS = $(A2A_ABIS:%=$(B)/libibnet-a2a-%.so)
 A2A_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden
 
-.PHONY: all deps demo clean FORCE
+.PHONY: all deps demo clean FORCE model-projections model-smoke
 all: $(PLUGIN) $(GATE) $(TOOL) $(PRELOAD) $(A2A_LIBS) $(BPF_OBJ)
 
 # Objects: pic/ for the plugin, obj/ for ibnet-hosts, a2a/ for the job's
@@ -140,6 +140,20 @@ deps:
 
 include tests/build.mk
 include devel/bench/build.mk
+
+# The model at scale (devel/smpi-model; development only, Debian 12's
+# SimGrid and ns-3: devel/install-deps --model). model-projections runs the
+# whole grid (about 20 minutes on 2 cores) into docs/bench; model-smoke the
+# calibrated cell and the model's byte check (CI).
+model-projections:
+	devel/install-deps --model
+	devel/smpi-model/project $(B)/model-projections
+	cp $(B)/model-projections/projections.csv docs/bench/at-scale-projections.csv
+	cp $(B)/model-projections/at-scale-projections.md $(B)/model-projections/at-scale-projections.png docs/bench/
+
+model-smoke:
+	devel/install-deps --model
+	bats --tap --timing tests/model
 
 demo: deps
 	$(MAKE) all $(B)/tests/linda_standin $(B)/tests/a2a_bench

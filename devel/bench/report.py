@@ -548,7 +548,7 @@ def main():
                   "docs/bench/fast-links.md has the same on 16 cores.",
                   "", open(run_fast).read().rstrip("\n"), ""]
     for part in ("paced-scale.md", "many-ranks.md", "fast-links.md", "floor-tiers.md",
-                 "lammps-drops.md", "at-scale.md"):
+                 "lammps-drops.md", "at-scale.md", "at-scale-projections.md"):
         scale = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
                              "bench", part)
         if os.path.exists(scale):

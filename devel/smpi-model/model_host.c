@@ -26,6 +26,7 @@ int model_ports_setup(unsigned long port_bytes, unsigned long nic_bytes, const c
 		      unsigned long burst_bytes);
 unsigned long model_drops_from(unsigned node);
 unsigned long model_drops_total(void);
+unsigned long model_timeouts_total(void);
 void model_ports_debug(void);
 
 /* The paced build's entry, normally called by the dispatcher after dlopen.
@@ -132,7 +133,7 @@ int MPI_Finalize(void)
 	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	PMPI_Barrier(MPI_COMM_WORLD);
 	if (rank == 0 && !flow_model())
-		printf("MODEL drops=%lu\n", model_drops_total());
+		printf("MODEL drops=%lu timeouts=%lu\n", model_drops_total(), model_timeouts_total());
 	if (rank == 0)
 		model_ports_debug();
 	return PMPI_Finalize();

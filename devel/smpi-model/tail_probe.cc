@@ -35,6 +35,9 @@ using namespace ns3;
 
 namespace {
 
+/* Retransmission timeouts of the kept connections, for the run's report. */
+unsigned long timeouts;
+
 const Time two_jiffies = MilliSeconds(8);
 /* Linux counts packets out in segments of the wire's MSS even where its
  * segments leave as one GSO packet (run's MODEL_GSO: larger segments). */
@@ -73,6 +76,7 @@ protected:
 
 	void ReTxTimeout() override
 	{
+		timeouts++;
 		if (std::getenv("MODEL_DEBUG"))
 			std::fprintf(stderr, "model: %.6f s: retransmission timeout, %u in flight, state %d\n",
 				     Simulator::Now().GetSeconds(), BytesInFlight(),
@@ -130,6 +134,13 @@ private:
 };
 
 }  // namespace
+
+/* The kept connections' retransmission timeouts so far (with MODEL_TLP=0
+ * their sockets are ns-3's own and none is counted). */
+extern "C" unsigned long model_timeouts_total(void)
+{
+	return timeouts;
+}
 
 /*
  * A TCP socket of node as its TCP's own CreateSocket makes one (the node's
