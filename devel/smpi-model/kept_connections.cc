@@ -10,14 +10,15 @@
  * estimate, tail losses found only by the timeout). This file, preloaded
  * (LD_PRELOAD, devel/smpi-model/run), answers that CreateSocket with a
  * MessageSocket: it takes the message's bytes as SimGrid writes them and
- * queues them on the one real TCP connection from its node to the
- * destination node, made on the pair's first message and kept. The
+ * queues them on one of the real TCP connections from its node to the
+ * destination node (see lane_of), made on its first message and kept. The
  * receiving node counts the bytes in order; when a message's last byte has
  * arrived, its MessageSocket tells SimGrid what it expects of a socket
  * whose peer received everything: the bytes sent, then the normal close.
  * Listening sockets (SimGrid's per-message packet sinks) are MessageSockets
  * that do nothing. Everything else of ns-3 is untouched.
  */
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <string>
@@ -35,8 +36,10 @@ Ptr<Socket> model_tcp_socket(Ptr<Node> node);
 
 namespace {
 
-const uint16_t kept_port = 65000;	// the real connections' port on every node
-const uint32_t small_message = 1040;	// SimGrid's largest piece (see lane)
+const uint16_t kept_port = 60000;	// lane L's connections go to port kept_port + L
+const uint32_t small_message = 1040;	// SimGrid's largest piece (see lane_of)
+/* Lane 0: small messages; lanes 1..bulk_lanes: the others (see lane_of). */
+uint32_t bulk_lanes = 1;
 
 class MessageSocket;
 
@@ -48,7 +51,7 @@ struct Pair {
 	std::deque<std::pair<Ptr<MessageSocket>, uint64_t>> messages;	// in order, bytes left
 };
 
-// by (source node, destination node x 2 + lane); never freed (see ns3_ports.cc)
+// by (source node, destination node x (bulk_lanes + 1) + lane); never freed (see ns3_ports.cc)
 auto &pairs = *new std::map<std::pair<uint32_t, uint32_t>, Pair>;
 auto &listening = *new std::map<uint32_t, std::vector<Ptr<Socket>>>;	// per node, per lane
 auto &pair_of_sender = *new std::map<Socket *, Pair *>;	// a sender's callbacks find their pair
@@ -147,9 +150,8 @@ uint32_t node_of(Ipv4Address a)
 	return UINT32_MAX;
 }
 
-/* The receiving node: count each kept connection's bytes into its messages
- * (lane 1: the small messages', lane 0: the others'; see lane). */
-void receive_lane(Ptr<Socket> s, uint32_t lane_index)
+/* The receiving node: count each kept connection's bytes into its messages. */
+void on_receive(uint32_t lane_index, Ptr<Socket> s)
 {
 	Address from;
 	Ptr<Packet> p;
@@ -157,30 +159,34 @@ void receive_lane(Ptr<Socket> s, uint32_t lane_index)
 	while ((p = s->RecvFrom(from))) {
 		Ipv4Address a = InetSocketAddress::ConvertFrom(from).GetIpv4();
 		uint32_t src = node_of(a), dst = s->GetNode()->GetId();
-		auto it = pairs.find({src, dst * 2 + lane_index});
+		auto it = pairs.find({src, dst * (bulk_lanes + 1) + lane_index});
 
 		if (it != pairs.end())
 			delivered(it->second, p->GetSize());
 	}
 }
 
-void on_receive_bulk(Ptr<Socket> s) { receive_lane(s, 0); }
-void on_receive_small(Ptr<Socket> s) { receive_lane(s, 1); }
-void on_accept_bulk(Ptr<Socket> s, const Address &) { s->SetRecvCallback(MakeCallback(&on_receive_bulk)); }
-void on_accept_small(Ptr<Socket> s, const Address &) { s->SetRecvCallback(MakeCallback(&on_receive_small)); }
+void on_accept(uint32_t lane_index, Ptr<Socket> s, const Address &)
+{
+	s->SetRecvCallback(MakeBoundCallback(&on_receive, lane_index));
+}
 
-/* A node's two listeners: kept_port + the lane's index. */
+/* A node's listeners, one a lane: kept_port + the lane's index. */
 void listen_on(Ptr<Node> node)
 {
 	if (listening.count(node->GetId()))
 		return;
-	for (uint16_t lane_index = 0; lane_index < 2; lane_index++) {
+	for (uint32_t lane_index = 0; lane_index <= bulk_lanes; lane_index++) {
 		Ptr<Socket> l = model_tcp_socket(node);
 
-		l->Bind(InetSocketAddress(Ipv4Address::GetAny(), kept_port + lane_index));
+		if (l->Bind(InetSocketAddress(Ipv4Address::GetAny(), (uint16_t)(kept_port + lane_index))) != 0) {
+			std::fprintf(stderr, "model: node %u cannot listen on port %u (an ephemeral port got there first)\n",
+				     node->GetId(), kept_port + lane_index);
+			std::abort();
+		}
 		l->Listen();
 		l->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address &>(),
-				     MakeCallback(lane_index ? &on_accept_small : &on_accept_bulk));
+				     MakeBoundCallback(&on_accept, lane_index));
 		listening[node->GetId()].push_back(l);
 	}
 }
@@ -230,12 +236,22 @@ void on_send_space(Ptr<Socket> s, uint32_t)
  * 16-core cluster's). SimGrid says nothing of ranks, only hosts, so small
  * messages get a lane of their own: SimGrid writes a message in pieces of
  * at most 1,040 bytes, so a first piece under that is the whole message.
+ * The others take the pair of nodes' bulk lanes in turn (MODEL_LANES, run:
+ * ranks per node squared, the connections an MPI keeps between two nodes'
+ * processes): each starts with its own initial window and backs off on its
+ * own losses, so the incast on a switch port is as many connections' as an
+ * MPI's. With one bulk lane per pair of nodes the model lost a tenth of the
+ * 16-core machine's packets at 8 x 4 on 24 KB ports.
  * Which of its lanes a message takes changes no matching: SMPI matched it
  * before any byte moved.
  */
-uint32_t lane_of(uint32_t first_piece)
+uint32_t lane_of(uint32_t first_piece, uint32_t src, uint32_t dst)
 {
-	return first_piece < small_message ? 1 : 0;
+	static auto &turn = *new std::map<std::pair<uint32_t, uint32_t>, uint32_t>;
+
+	if (first_piece < small_message)
+		return 0;
+	return 1 + turn[{src, dst}]++ % bulk_lanes;
 }
 
 int MessageSocket::Connect(const Address &to)
@@ -254,8 +270,8 @@ int MessageSocket::Connect(const Address &to)
 void MessageSocket::open_lane(uint32_t first_piece)
 {
 	Ipv4Address a = InetSocketAddress::ConvertFrom(peer_).GetIpv4();
-	uint32_t src = node_->GetId(), dst = node_of(a), lane_index = lane_of(first_piece);
-	Pair &p = pairs[{src, dst * 2 + lane_index}];
+	uint32_t src = node_->GetId(), dst = node_of(a), lane_index = lane_of(first_piece, src, dst);
+	Pair &p = pairs[{src, dst * (bulk_lanes + 1) + lane_index}];
 
 	pair_ = &p;
 	if (!p.sender) {
@@ -300,6 +316,9 @@ namespace ns3 {
 Ptr<Socket> Socket::CreateSocket(Ptr<Node> node, TypeId tid)
 {
 	static const bool kept = !getenv("MODEL_KEPT") || std::string(getenv("MODEL_KEPT")) != "0";
+	static const uint32_t lanes = getenv("MODEL_LANES") ? (uint32_t)std::strtoul(getenv("MODEL_LANES"), nullptr, 10) : 1;
+
+	bulk_lanes = lanes >= 1 && lanes <= 4096 ? lanes : 1;
 
 	if (kept && tid == TcpSocketFactory::GetTypeId())
 		return CreateObject<MessageSocket>(node);

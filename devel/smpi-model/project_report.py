@@ -151,7 +151,8 @@ def main():
           *cal, "", "### Projections (simulated)", "",
           "Medians of 3 calls in ms, and over the link bound (a node's bytes to other nodes at its "
           "port's rate); drops and retransmission timeouts per call, the whole switch. *own* is "
-          "SMPI's choice for Open MPI (pairwise from 3,000 B a pair, linear under), *floor* the "
+          "SMPI's `ompi` selector, Open MPI 4.1's decision table with its linear_sync run as linear "
+          "(every block posted at once: linear in every cell here), *floor* the "
           "same with a 5 ms minimum RTO, *paced* the library's own code with the plugin's "
           "defaults.", "", *table, ""]
     if png:
