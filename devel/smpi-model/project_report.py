@@ -128,6 +128,8 @@ def plot(cells, out_dir):
     gp = ["set terminal pngcairo size 800,500 noenhanced", f"set output '{png}'",
           "set title 'Model: 16 nodes x 1 rank, 10 Gbit/s ports (SimGrid SMPI + ns-3, simulated)'",
           "set logscale x 2", "set logscale y 2", "set xlabel 'bytes a pair'",
+          "set xtics (" + ", ".join(f"'{size_text(z)}' {z}" for z in
+                                    sorted({z for _, pts in series for z, _ in pts})) + ")",
           "set ylabel 'time / link bound'", "set key top left", "set grid",
           "plot " + ", ".join(f"'{data}' index {i} with linespoints title '{t}'"
                               for i, (t, _) in enumerate(series))]
