@@ -316,9 +316,20 @@ namespace ns3 {
 Ptr<Socket> Socket::CreateSocket(Ptr<Node> node, TypeId tid)
 {
 	static const bool kept = !getenv("MODEL_KEPT") || std::string(getenv("MODEL_KEPT")) != "0";
-	static const uint32_t lanes = getenv("MODEL_LANES") ? (uint32_t)std::strtoul(getenv("MODEL_LANES"), nullptr, 10) : 1;
+	/* Read once, before the first message; a port a lane, up to 65535. */
+	static const bool lanes_read = [] {
+		const char *v = getenv("MODEL_LANES");
+		unsigned long n = v && *v ? std::strtoul(v, nullptr, 10) : 1;
 
-	bulk_lanes = lanes >= 1 && lanes <= 4096 ? lanes : 1;
+		if (n < 1 || n > 4096) {
+			std::fprintf(stderr, "model: MODEL_LANES '%s' is not 1 to 4096\n", v);
+			std::abort();
+		}
+		bulk_lanes = (uint32_t)n;
+		return true;
+	}();
+
+	(void)lanes_read;
 
 	if (kept && tid == TcpSocketFactory::GetTypeId())
 		return CreateObject<MessageSocket>(node);

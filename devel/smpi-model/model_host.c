@@ -86,9 +86,35 @@ int ibnet_a2a_alltoallv(const void *sendbuf, const int *sendcounts, const int *s
 			MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
 			const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm);
 
+/*
+ * MODEL_JITTER_US=J (an experiment; off unless set): each rank starts each
+ * all-to-all a random 0 to J us late (its own stream), as a real node's
+ * CPUs stagger a call's start. The model otherwise starts every rank at
+ * once, so every sender's burst meets every other's at the ports.
+ */
+int smpi_usleep(useconds_t usecs);	/* SMPI's, simulated time (smpi_helpers_internal.h) */
+
+static void start_late(void)
+{
+	static long most = -1;
+	static unsigned seed;
+
+	if (most < 0) {
+		const char *v = getenv("MODEL_JITTER_US");
+		int rank = 0;
+
+		most = v && *v ? atol(v) : 0;
+		PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+		seed = (unsigned)rank + 1;
+	}
+	if (most > 0)
+		smpi_usleep((useconds_t)(rand_r(&seed) % (unsigned long)(most + 1)));
+}
+
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		 int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+	start_late();
 	return ibnet_a2a_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
