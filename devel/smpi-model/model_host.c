@@ -122,6 +122,7 @@ int MPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls
 		  MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls,
 		  MPI_Datatype recvtype, MPI_Comm comm)
 {
+	start_late();
 	return ibnet_a2a_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
 				   rdispls, recvtype, comm);
 }
