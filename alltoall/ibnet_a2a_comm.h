@@ -9,6 +9,7 @@
 
 #include <mpi.h>
 
+#include "ibnet_a2a_choice.h"
 #include "ibnet_a2a_window.h"
 
 struct node_stage;	/* ibnet_a2a_nodes.c's */
@@ -52,6 +53,23 @@ struct comm_info {
 	int watched;			/* calls "within the window" since the last look */
 	unsigned long watch_retrans;	/* the node's retransmissions at the first of them */
 	unsigned long watch_bytes;	/* the bytes they made converge on the busiest port */
+	/*
+	 * The route by measurement (ibnet_a2a_choice.h), per size class: the
+	 * same on every rank, moved only by agreed figures.
+	 */
+	struct choice_class choice[CHOICE_CLASSES];
+	/* This process's own clock and loss feed for the watches, per class. */
+	struct {
+		double seconds;		/* its time in the watch's calls so far */
+		unsigned long retrans;	/* the node's retransmissions when the watch began */
+		unsigned long bytes;	/* the watch's calls' bytes converging on the busiest port */
+	} choice_watch[CHOICE_CLASSES];
+	/* The call in progress (one at a time on a communicator). */
+	bool call_planned;		/* the call's route came from its class's plan */
+	int call_class;
+	struct choice_plan call_plan;
+	double call_started;		/* PMPI_Wtime at the call's start */
+	unsigned long call_retrans;	/* the node's retransmissions then */
 };
 
 /*

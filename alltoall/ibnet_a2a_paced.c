@@ -33,16 +33,26 @@ static int run_call(struct comm_info *ci, enum route route, const struct a2a_sid
 	int rc = run_paced(ci, route == PACED_NODES, send, recv);
 
 	if (rc == MPI_SUCCESS)
+		rc = choice_done(ci);
+	if (rc == MPI_SUCCESS)
 		rc = window_agree(ci);
 	return rc == MPI_SUCCESS ? rc : report_failure(comm, rc);
 }
 
-/* A call handed to the MPI's own, rc its code: one "within the window" is watched for loss. */
+/*
+ * A call handed to the MPI's own, rc its code: one "within the window" is
+ * watched for loss, one the route by measurement sent there is timed.
+ */
 static int unpaced_done(struct comm_info *ci, enum route route, MPI_Comm comm, int rc)
 {
-	if (route != WITHIN_WINDOW || rc != MPI_SUCCESS)
+	if (rc != MPI_SUCCESS)
 		return rc;
-	rc = window_watch(ci);
+	if (route == OWN_ON_TRIAL || route == OWN_MEASURED)
+		rc = choice_done(ci);
+	else if (route == WITHIN_WINDOW)
+		rc = window_watch(ci);
+	else
+		return rc;
 	return rc == MPI_SUCCESS ? rc : report_failure(comm, rc);
 }
 

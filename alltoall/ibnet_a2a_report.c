@@ -3,10 +3,12 @@
  * ibnet_a2a_report.c - the counts of each call kind and route, the report at
  * exit (SLURM_IBNET_ALLTOALL_REPORT), and the node's tally file.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "ibnet_a2a_choice.h"
 #include "ibnet_a2a_report.h"
 #include "ibnet_a2a_state.h"
 #include "ibnet_a2a_types.h"
@@ -19,7 +21,7 @@ const char *const route_name[ROUTES] = {
 	"below the threshold", "all ranks on one node", "a block of 2 GiB or more",
 	"a count or displacement past an int", "a non-contiguous Fortran array",
 	"send and receive sizes that differ", "out of memory", "non-blocking (the MPI's own)",
-	"within the window",
+	"within the window", "the MPI's own on trial", "the MPI's own measured faster",
 };
 
 const char *const kind_name[KINDS] = {
@@ -43,6 +45,25 @@ static unsigned long calls_of(enum kind k)
 	for (r = 0; r < ROUTES; r++)
 		total += served[k][r];
 	return total;
+}
+
+/*
+ * The last choice of each size class, on whichever communicator made it
+ * (ibnet_a2a_route.c): its figures for the report, its route for the tally.
+ * Rare (a class's look), so a lock.
+ */
+static pthread_mutex_t choices_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct choice_class choices[CHOICE_CLASSES];
+static bool choice_made[CHOICE_CLASSES];
+
+void report_choice(const struct choice_class *c, int cls)
+{
+	if (cls < 0 || cls >= CHOICE_CLASSES)
+		return;
+	pthread_mutex_lock(&choices_lock);
+	choices[cls] = *c;
+	choice_made[cls] = true;
+	pthread_mutex_unlock(&choices_lock);
 }
 
 /* The most communicators one paced call shared this node's window with. */
@@ -94,6 +115,18 @@ static void print_report(void)
 			say(line);
 		}
 	}
+	pthread_mutex_lock(&choices_lock);
+	for (k = 0; k < CHOICE_CLASSES; k++) {
+		char sentence[400];
+
+		if (!choice_made[k])
+			continue;
+		choice_describe(&choices[k], k, sentence, sizeof(sentence));
+		snprintf(line, sizeof(line), "rank %d: route by measurement: %s", world_rank,
+			 sentence);
+		say(line);
+	}
+	pthread_mutex_unlock(&choices_lock);
 	if (window_state(&w)) {
 		char said[600];
 
@@ -126,6 +159,18 @@ static void write_tally(const char *dir)
 			if (served[k][r])
 				fprintf(f, "%s\t%s\t%lu\n", kind_name[k], route_name[r],
 					served[k][r]);
+	pthread_mutex_lock(&choices_lock);
+	for (k = 0; k < CHOICE_CLASSES; k++) {
+		char size[24];
+
+		if (!choice_made[k] || !choices[k].chosen)
+			continue;
+		ibnet_a2a_bytes_text(1ul << k, size, sizeof(size));
+		fprintf(f, "%s\t%s %s\t1\n", IBNET_A2A_TALLY_CHOICE_KIND, size,
+			choices[k].way == CHOICE_OWN ? IBNET_A2A_TALLY_CHOICE_OWN :
+			IBNET_A2A_TALLY_CHOICE_PACED);
+	}
+	pthread_mutex_unlock(&choices_lock);
 	if (window_state(&w) && !w.fixed) {
 		const char *kind = IBNET_A2A_TALLY_WINDOW_KIND;
 

@@ -41,6 +41,14 @@ enum route {
 	 * granted at once, so pacing would cost a round trip and hold nothing back.
 	 */
 	WITHIN_WINDOW,
+	/*
+	 * The route by measurement (ibnet_a2a_choice.h): a call the scheme
+	 * would pace, handed to the MPI's own to time it against the paced
+	 * calls of its size, and one handed there because it was measured the
+	 * faster (and lost nothing).
+	 */
+	OWN_ON_TRIAL,
+	OWN_MEASURED,
 	ROUTES
 };
 extern const char *const route_name[ROUTES];
@@ -60,6 +68,9 @@ void a2a_at_finalize(void);
 /* The node's tally at exit, and the report where MPI_Finalize did not say
  * it (registered with atexit). */
 void a2a_at_exit(void);
+/* A class's route chosen (ibnet_a2a_route.c): kept for the report and the tally. */
+struct choice_class;
+void report_choice(const struct choice_class *c, int cls);
 /* The report's line on a window shared across communicators. */
 void report_shared_window(int concurrent, int job_ranks, int comm_ranks);
 

@@ -151,6 +151,38 @@ static bool by_node(const struct comm_info *ci, unsigned long heaviest)
 	       bound <= IBNET_A2A_STAGE_MAX;
 }
 
+/*
+ * Whether a call the scheme would pace is routed by measurement
+ * (ibnet_a2a_choice.h): with the window sizing itself and a threshold. A
+ * fixed window, alltoall_threshold=0 ("pace everything") and
+ * alltoall_measure=0 pin the paced route, as the site asked.
+ */
+static bool by_measurement(void)
+{
+	return settings.measure && settings.threshold &&
+	       settings.window == IBNET_A2A_WINDOW_AUTO;
+}
+
+/*
+ * A call the scheme would pace (r): its class's plan says whether it goes
+ * paced or to the MPI's own, and what is measured. Every rank holds the same
+ * class table, so every rank takes the same route.
+ */
+static enum route choice_route(struct comm_info *ci, unsigned long block_bytes, enum route r)
+{
+	struct choice_class *c;
+
+	if ((r != PACED && r != PACED_NODES) || !by_measurement())
+		return r;
+	ci->call_class = choice_class_of(block_bytes);
+	c = &ci->choice[ci->call_class];
+	ci->call_plan = choice_next(c);
+	ci->call_planned = true;
+	if (ci->call_plan.way == CHOICE_PACED)
+		return r;
+	return c->chosen ? OWN_MEASURED : OWN_ON_TRIAL;
+}
+
 /* The route of a call the scheme could take, by its largest block and the
  * most bytes one rank sends or receives (both the same on every rank). */
 static enum route size_route(struct comm_info *ci, unsigned long block_bytes,
@@ -158,7 +190,7 @@ static enum route size_route(struct comm_info *ci, unsigned long block_bytes,
 {
 	if (block_bytes > block_limit)
 		return BIG_BLOCK;
-	return fanin_route(ci, block_bytes, by_node(ci, heaviest));
+	return choice_route(ci, block_bytes, fanin_route(ci, block_bytes, by_node(ci, heaviest)));
 }
 
 /*
@@ -195,6 +227,8 @@ static int comm_route(MPI_Comm comm, const void *sendbuf, enum route *route, str
 		return MPI_SUCCESS;
 	if ((rc = comm_info(comm, ci)) != MPI_SUCCESS)
 		return rc;
+	if (*ci)
+		(*ci)->call_planned = false;
 	if (!*ci)
 		*route = NO_MEMORY;
 	else if ((*ci)->nnodes < 2)
@@ -426,12 +460,23 @@ int call_route(enum kind k, MPI_Comm comm, const struct a2a_side *send,
 				size_route(*ci, sbytes, sbytes * (unsigned long)(*ci)->size);
 		if (*route == PACED_NODES)
 			rc = node_route(*ci, sbytes * (unsigned long)(*ci)->size, route);
+		if (*route != PACED && *route != PACED_NODES && *route != OWN_ON_TRIAL &&
+		    *route != OWN_MEASURED)
+			(*ci)->call_planned = false;	/* out of memory: not a paced call */
 	} else if (*route == PACED) {
 		rc = vector_route(*ci, from, recv, wide, route);
+		if (*route == NO_MEMORY)
+			(*ci)->call_planned = false;
 	}
 	if (rc != MPI_SUCCESS)
 		return report_failure(comm, rc);
 	count(k, *route);
+	if (*ci && (*ci)->call_planned && (*ci)->call_plan.measure) {
+		(*ci)->call_retrans = node_retransmits();
+		(*ci)->call_started = PMPI_Wtime();
+	} else if (*ci && (*ci)->call_planned && (*ci)->call_plan.watch) {
+		(*ci)->call_started = PMPI_Wtime();
+	}
 	return MPI_SUCCESS;
 }
 
@@ -530,6 +575,89 @@ int window_watch(struct comm_info *ci)
 	if (window_sample_lossy(&s))
 		window_unpaced_loss();
 	return agree_now(ci);
+}
+
+/*
+ * The link's bound for a call (its bytes converging on the busiest port at
+ * the node's link rate), seconds; 0 where the rate is unknown.
+ */
+static double link_bound(const struct comm_info *ci)
+{
+	return link_rate > 0 ? (double)ci->call_fanin / link_rate : 0;
+}
+
+/* The node's retransmissions since a reading (0 where unreadable). */
+static unsigned long since(unsigned long then)
+{
+	unsigned long now = node_retransmits();
+
+	return now > then ? now - then : 0;
+}
+
+/* A class's route was chosen: said for the report; the watch starts afresh. */
+static void chosen(struct comm_info *ci, int cls)
+{
+	report_choice(&ci->choice[cls], cls);
+	ci->choice_watch[cls].seconds = 0;
+	ci->choice_watch[cls].bytes = 0;
+	ci->choice_watch[cls].retrans = node_retransmits();
+}
+
+/*
+ * After a call whose route its class planned: a measured call's figures
+ * agreed (the slowest rank's time, the most retransmissions a node saw, the
+ * largest link bound) in one small allreduce; a watched call's time kept,
+ * and every CHOICE_WATCH_CALLS-th the watch's figures agreed so.
+ */
+int choice_done(struct comm_info *ci)
+{
+	struct choice_figures f = { 0, 0, false, 0 };
+	struct window_sample s = { 0 };
+	struct choice_class *c;
+	struct choice_plan p;
+	double v[3], took;
+	int cls, rc;
+	bool was_chosen;
+
+	if (!ci || !ci->call_planned)
+		return MPI_SUCCESS;
+	ci->call_planned = false;
+	p = ci->call_plan;
+	cls = ci->call_class;
+	c = &ci->choice[cls];
+	if (!p.measure && !p.watch)
+		return MPI_SUCCESS;
+	took = PMPI_Wtime() - ci->call_started;
+	if (p.watch) {
+		ci->choice_watch[cls].seconds += took;
+		ci->choice_watch[cls].bytes += ci->call_fanin;
+		if (!p.watch_end)
+			return MPI_SUCCESS;
+		v[0] = ci->choice_watch[cls].seconds / CHOICE_WATCH_CALLS;
+		v[1] = (double)since(ci->choice_watch[cls].retrans);
+		s.received = ci->choice_watch[cls].bytes;
+	} else {
+		v[0] = took;
+		v[1] = (double)since(ci->call_retrans);
+		s.received = ci->call_fanin;
+	}
+	v[2] = link_bound(ci);
+	if ((rc = PMPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_MAX, ci->priv)) != MPI_SUCCESS)
+		return rc;
+	f.seconds = v[0];
+	f.lost = s.lost = v[1] > 0 ? (unsigned long)v[1] : 0;
+	f.lossy = window_sample_lossy(&s);
+	f.bound = v[2];
+	was_chosen = c->chosen;
+	if (p.watch) {
+		choice_watched(c, &f);
+		chosen(ci, cls);	/* the next watch from now; said again if looked again */
+	} else {
+		choice_measured(c, p.way, &f);
+		if (c->chosen && !was_chosen)
+			chosen(ci, cls);
+	}
+	return MPI_SUCCESS;
 }
 
 void a2a_init(void)

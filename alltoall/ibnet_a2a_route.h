@@ -35,6 +35,12 @@ enum route nonblocking_route(void);
  * next calls' routes are taken from (collective, every rank alike).
  */
 int window_agree(struct comm_info *ci);
+/*
+ * After every call that call_route gave a route (any route; collective where
+ * the route's class measured it, ibnet_a2a_choice.h): the route by
+ * measurement hears the call's figures.
+ */
+int choice_done(struct comm_info *ci);
 /* After a call "within the window" (collective): now and then, whether such
  * calls lose packets; if so, they are paced again. */
 int window_watch(struct comm_info *ci);

@@ -126,6 +126,17 @@ extern const struct ibnet_a2a_build ibnet_a2a_builds[IBNET_A2A_ABI_COUNT];
 #define IBNET_A2A_AGGREGATE_DEFAULT IBNET_A2A_AGGREGATE_AUTO
 #define IBNET_A2A_AGGREGATE_WORD "auto"
 #define IBNET_A2A_AGGREGATE_MAX 1000ul
+/*
+ * Whether each call's route is chosen by measurement (1, the default): with
+ * alltoall_window=auto and a threshold, a call the scheme would pace is
+ * timed on the paced route and on the MPI's own, per communicator and size,
+ * and goes the faster way, paced wherever the MPI's own lost packets
+ * (alltoall/ibnet_a2a_choice.h says the rule). 0 pins the paced route for
+ * every call from the threshold up (0.9's rule); a fixed alltoall_window
+ * pins it too. On the 16-core machine the paced call took 1.4-3.9x the
+ * MPI's own time where the links were fast and lost nothing (issue 48).
+ */
+#define IBNET_A2A_MEASURE_DEFAULT 1ul
 
 /* Bytes per pair under which no call is paced (a guard for many ranks per
  * node, not measured here: ibnet_a2a_paced.c, fanin_route). */
@@ -143,6 +154,7 @@ struct ibnet_a2a_settings {
 	unsigned long threshold;	/* fan-in bytes on a port below which MPI's own runs */
 	unsigned long aggregate;	/* ranks on a node from which it goes node to node; 0 never;
 					 * IBNET_A2A_AGGREGATE_AUTO where pair by pair exceeds the window */
+	unsigned long measure;		/* 1: each call's route by measurement; 0: paced */
 };
 
 /* The variables a job sees (the plugin sets them; the user's value wins). */
@@ -151,6 +163,7 @@ struct ibnet_a2a_settings {
 #define IBNET_A2A_ENV_CREDITS "SLURM_IBNET_ALLTOALL_CREDITS"
 #define IBNET_A2A_ENV_THRESHOLD "SLURM_IBNET_ALLTOALL_THRESHOLD"
 #define IBNET_A2A_ENV_AGGREGATE "SLURM_IBNET_ALLTOALL_AGGREGATE"
+#define IBNET_A2A_ENV_MEASURE "SLURM_IBNET_ALLTOALL_MEASURE"
 /*
  * The rate of the node's link in Mbit/s, as the kernel says it
  * (/sys/class/net/IFACE/speed of the step's interface; the plugin's probe
@@ -195,6 +208,10 @@ int ibnet_a2a_link_mbit_parse(const char *value, unsigned long *mbit);
 #define IBNET_A2A_TALLY_WINDOW_MOST "most"
 #define IBNET_A2A_TALLY_WINDOW_RTT "round trip us"
 #define IBNET_A2A_TALLY_WINDOW_LOST "lost"
+/* A size class's route by measurement: "route<TAB>1 MiB own<TAB>1", a process each. */
+#define IBNET_A2A_TALLY_CHOICE_KIND "route"
+#define IBNET_A2A_TALLY_CHOICE_OWN "own"
+#define IBNET_A2A_TALLY_CHOICE_PACED "paced"
 
 /* n bytes as a person reads them ("16 KiB", "1.5 MiB"): the window in the
  * report (alltoall/) and in the node's log line (spank-ibnet/ibnet_tally.c). */
@@ -210,6 +227,7 @@ enum ibnet_a2a_key {
 	IBNET_A2A_CREDITS,
 	IBNET_A2A_THRESHOLD,
 	IBNET_A2A_AGGREGATE,
+	IBNET_A2A_MEASURE,
 	IBNET_A2A_KEY_COUNT
 };
 

@@ -155,6 +155,14 @@ $(B)/tests/window_ctl: tests/programs/window_ctl.c $(A2A_SRC)/ibnet_a2a_window.c
 	mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) $(DEFS) -O2 -I$(A2A_SRC) -I$(CONTRACT) -o $@ tests/programs/window_ctl.c \
 	    $(A2A_SRC)/ibnet_a2a_window.c $(CONTRACT)/ibnet_a2a_settings.c
+# The route by measurement with a fake clock and loss feed (tests/unit/route-choice.bats): no MPI.
+programs: $(B)/tests/route_choice
+$(B)/tests/route_choice: tests/programs/route_choice.c $(A2A_SRC)/ibnet_a2a_choice.c \
+	    $(A2A_SRC)/ibnet_a2a_choice.h $(A2A_SRC)/ibnet_a2a_window.c $(A2A_SRC)/ibnet_a2a_window.h \
+	    $(CONTRACT)/ibnet_a2a_settings.h $(CONTRACT)/ibnet_a2a_settings.c
+	mkdir -p $(B)/tests
+	$(CC) -std=gnu11 $(WARN) $(DEFS) -O2 -I$(A2A_SRC) -I$(CONTRACT) -o $@ tests/programs/route_choice.c \
+	    $(A2A_SRC)/ibnet_a2a_choice.c $(A2A_SRC)/ibnet_a2a_window.c $(CONTRACT)/ibnet_a2a_settings.c
 $(B)/tests/linda_standin: tests/programs/linda_standin.c
 	mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $<

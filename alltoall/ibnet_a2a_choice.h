@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ibnet_a2a_choice.h - each call's route chosen by measurement
+ * (ibnet_a2a_choice.c): the MPI's own all-to-all or the paced one, per
+ * communicator and size class. No MPI, no clock, no file: the route part
+ * (ibnet_a2a_route.c) times the calls and agrees their figures between the
+ * ranks; this decides, so a test can drive it with a fake clock and a fake
+ * loss feed (tests/programs/route_choice.c).
+ *
+ * Why (docs/architecture.md, "The route by measurement"): on a lossy switch
+ * the paced all-to-all took 0.02-1.00x of the MPI's own time, but where the
+ * links are fast and nothing is lost it took 1.4-3.9x (16 cores, issue 48),
+ * and no window fixes that: the schedule's round trips cost time of their
+ * own. Whether to pace is a measurement, as STAR-MPI made it for the choice
+ * of an algorithm, with the loss the node's feed saw beside the time.
+ *
+ * The rule, per size class (the largest block's bytes, by powers of two):
+ *   1. Paced first, CHOICE_PACED_FIRST calls: the window learns the size
+ *      (ibnet_a2a_route.c agrees it after the 1st, 2nd, 4th and 8th), and a
+ *      paced call is never the one that floods a shallow port. The last
+ *      CHOICE_SAMPLES of them are measured.
+ *      Where the node's link rate is known and the best paced call came
+ *      within CHOICE_NEAR_BOUND of the link's bound for its bytes, paced is
+ *      chosen there: the MPI's own could not be faster by more than that,
+ *      and a call of it on a shallow port can cost a timeout (200 ms).
+ *   2. Then the MPI's own, measured, up to CHOICE_SAMPLES calls. An own call
+ *      that lost packets and took longer than the best paced call settles it
+ *      at once: paced (one call of the MPI's own is the one-off cost there).
+ *   3. Chosen: the MPI's own when it lost nothing and its best call took no
+ *      longer than the best paced call; paced when it did take longer, or
+ *      when it lost packets, unless the paced call took more than
+ *      CHOICE_LOSS_TOLERANCE times as long (loss costs the neighbours too).
+ *   4. Looked at again: with the MPI's own chosen, every CHOICE_WATCH_CALLS
+ *      calls their figures are agreed; loss, or a mean CHOICE_SLOWER times
+ *      the best trial in CHOICE_SLOW_WATCHES watches in a row, begins the
+ *      trials again (so the choice follows a switch that starts to lose
+ *      within CHOICE_WATCH_CALLS calls of the MPI's own, then
+ *      CHOICE_SAMPLES paced ones and one of the MPI's own). With paced chosen, the MPI's own is tried
+ *      again once the paced calls since have taken CHOICE_RELOOK_COST times
+ *      what one own call did (a look costs at most 1/CHOICE_RELOOK_COST of
+ *      the time), no sooner than CHOICE_RELOOK_LEAST calls and no later than
+ *      CHOICE_RELOOK_MOST.
+ * Every rank feeds the same agreed figures in the same order, so every
+ * rank's table is the same and every rank takes the same route.
+ */
+#ifndef IBNET_A2A_CHOICE_H
+#define IBNET_A2A_CHOICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CHOICE_CLASSES 64	/* size classes: floor(log2(bytes per pair)) */
+#define CHOICE_PACED_FIRST 8	/* paced calls before the MPI's own is tried */
+#define CHOICE_SAMPLES 3	/* measured calls per route and look */
+#define CHOICE_WATCH_CALLS 16
+#define CHOICE_SLOWER 3.0
+#define CHOICE_SLOW_WATCHES 2
+#define CHOICE_LOSS_TOLERANCE 1.5
+#define CHOICE_NEAR_BOUND 1.05
+#define CHOICE_RELOOK_COST 20.0
+#define CHOICE_RELOOK_LEAST 64ul
+#define CHOICE_RELOOK_MOST 1024ul
+
+enum choice_way { CHOICE_OWN, CHOICE_PACED, CHOICE_WAYS };
+
+/* Why a class is where it is, for the report. */
+enum choice_why {
+	CHOICE_WHY_NONE,	/* not chosen yet */
+	CHOICE_WHY_OWN_FASTER,	/* own lost nothing and was no slower */
+	CHOICE_WHY_PACED_FASTER,	/* own lost nothing but took longer */
+	CHOICE_WHY_OWN_LOST,	/* own lost packets (and took longer, or paced was not far slower) */
+	CHOICE_WHY_OWN_LOST_FASTER,	/* own lost packets but paced took far longer */
+	CHOICE_WHY_AT_LINK,	/* paced ran at the link's rate: own could not be faster */
+	CHOICE_WHYS
+};
+
+/* What a measured call (or a watch of calls) showed, agreed by every rank. */
+struct choice_figures {
+	double seconds;		/* the slowest rank's time in the call (a watch: per call) */
+	unsigned long lost;	/* the most TCP segments a node retransmitted meanwhile */
+	bool lossy;		/* by the window's rule (window_sample_lossy) */
+	double bound;		/* the call's bytes on the busiest port at the link's rate, s; 0: unknown */
+};
+
+/* One size class of one communicator: identical on every rank. */
+struct choice_class {
+	bool chosen;		/* false: on trial */
+	enum choice_way way;	/* the chosen route (valid when chosen) */
+	enum choice_why why;
+	int paced_calls;	/* paced calls of this look */
+	int own_calls;		/* own calls of this look */
+	double best[CHOICE_WAYS];	/* the least time of this look's measured calls; 0: none */
+	unsigned long lost[CHOICE_WAYS];	/* retransmissions summed over them */
+	bool lossy[CHOICE_WAYS];	/* one of them lost packets */
+	double bound;		/* the link's bound for the class's calls, s; 0: unknown */
+	unsigned long since;	/* calls since the choice */
+	unsigned long relook;	/* chosen paced: the own route is tried again after so many */
+	unsigned long looks;	/* choices made so far */
+	unsigned long trial_calls;	/* calls on trial so far, over every look */
+	int watched;		/* chosen own: calls since the last watch */
+	int slow_watches;	/* chosen own: watches in a row past CHOICE_SLOWER */
+};
+
+/* How the next call of a class goes. */
+struct choice_plan {
+	enum choice_way way;
+	bool measure;		/* time this call and agree its figures after it */
+	bool watch;		/* chosen own: time it into the watch ... */
+	bool watch_end;		/* ... and agree the watch's figures after it */
+};
+
+/* The class of a call by its largest block's bytes. */
+int choice_class_of(unsigned long block_bytes);
+
+/* The next call of class c: its route and what is measured (every rank alike). */
+struct choice_plan choice_next(struct choice_class *c);
+/* A measured call's figures (plan.measure), agreed: may choose. */
+void choice_measured(struct choice_class *c, enum choice_way way, const struct choice_figures *f);
+/* A watch's figures (plan.watch_end), agreed, per call: may begin the trials again. */
+void choice_watched(struct choice_class *c, const struct choice_figures *f);
+
+/* One sentence: "blocks of 1 MiB to 2 MiB: own 1.40 ms, paced 2.20 ms (best of each): the
+ * MPI's own (no loss, no slower); 11 calls on trial, 1 look". */
+void choice_describe(const struct choice_class *c, int cls, char *out, size_t len);
+
+#endif
