@@ -95,6 +95,11 @@ programs: $(if $(filter openmpi,$(TEST_MPIS)),$(B)/tests/a2a_bench)
 $(B)/tests/a2a_bench: tests/programs/a2a_bench.c
 	mkdir -p $(B)/tests
 	mpicc.openmpi -O2 -Wall -Wextra -Werror -o $@ $<
+# And with MPICH: the route by measurement's agreement (tests/unit/route-choice.bats).
+programs: $(if $(filter mpich,$(TEST_MPIS)),$(B)/tests/a2a_bench.mpich)
+$(B)/tests/a2a_bench.mpich: tests/programs/a2a_bench.c
+	mkdir -p $(B)/tests
+	mpicc.mpich -O2 -Wall -Wextra -Werror -o $@ $<
 programs: $(TEST_MPIS:%=$(B)/tests/a2a_churn.%)
 $(B)/tests/a2a_churn.%: tests/programs/a2a_churn.c
 	mkdir -p $(B)/tests
