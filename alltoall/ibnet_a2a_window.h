@@ -13,14 +13,19 @@
  *     when ACKs wait for a CPU; or the calls at this window did, together)
  *     sets the ceiling at the window it had: no later window reaches it,
  *     but for the start (16 KiB), below which it never falls: the window
- *     falls back to the largest one that lost nothing, else to half.
+ *     falls back to the largest one that lost nothing, else to half. But
+ *     a loss at a window that already carried calls without one, in a call
+ *     that received at least 3/4 of the best there (it cost no time: a busy
+ *     host's late ACKs, a tail probe), is counted and the window held.
  *   - A call that never filled the window leaves it: more would not be used.
  *   - A call that filled it while the node received at half the link's rate
  *     or more, in the best of the last 3 calls at this window, leaves it too:
  *     the wire was busy, more would only queue in the port (the window covers
  *     rate x round trip). With the rate known, a window is judged on 3 calls.
  *   - Where the rate is known, growth must pay: a growth after which the
- *     node received less than 1.25x as much is undone and the window stays
+ *     node received, in the best of 3 calls at the new window (not its
+ *     first: one slow call undid growth for good), less than 1.25x as much
+ *     is undone and the window stays
  *     (busy hosts, not the window, held the call back) until it receives
  *     less than half that three calls in a row.
  *   - Otherwise the window limited the call: it grows, until the first loss
@@ -54,6 +59,7 @@ enum window_reason {
 	WINDOW_AT_CAP,		/* at alltoall_window_max */
 	WINDOW_NO_GAIN,		/* growing it bought no throughput: the hosts bound the call */
 	WINDOW_SAMPLING,	/* fewer than WINDOW_SAMPLES calls at this window (rate known) */
+	WINDOW_LOSS_HELD,	/* loss at a proven window that cost no time: counted, held */
 	WINDOW_REASONS
 };
 extern const char *const window_reason_text[WINDOW_REASONS];

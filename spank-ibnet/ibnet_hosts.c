@@ -414,6 +414,9 @@ static int print_tally(const char *dir)
 	ibnet_tally_window(&tally, line, sizeof(line));
 	if (line[0])
 		printf("%s\n", line);
+	ibnet_tally_routes(&tally, line, sizeof(line));
+	if (line[0])
+		printf("%s\n", line);
 	if (tally.floor_files) {
 		unsigned long sockets, timeouts, retransmitted;
 

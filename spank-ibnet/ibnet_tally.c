@@ -379,7 +379,8 @@ void ibnet_tally_describe(const struct ibnet_tally *tally, char *buf, size_t len
 		unsigned long total = 0, paced = 0, nodes = 0;
 
 		if (!strcmp(t->row[i].kind, IBNET_TALLY_FLOOR_KIND) ||	/* not calls */
-		    !strcmp(t->row[i].kind, IBNET_A2A_TALLY_WINDOW_KIND))
+		    !strcmp(t->row[i].kind, IBNET_A2A_TALLY_WINDOW_KIND) ||
+		    !strcmp(t->row[i].kind, IBNET_A2A_TALLY_CHOICE_KIND))
 			continue;
 		for (j = 0; j < i; j++)	/* each kind once, where first seen */
 			if (!strcmp(t->row[j].kind, t->row[i].kind))
@@ -444,6 +445,26 @@ void ibnet_tally_window(const struct ibnet_tally *t, char *buf, size_t len)
 	else
 		snprintf(buf, len, "window reached %s to %s (auto); least credit round trip %lu "
 			 "us; %lu call%s with loss", lo, hi, rtt, lost, lost == 1 ? "" : "s");
+}
+
+void ibnet_tally_routes(const struct ibnet_tally *t, char *buf, size_t len)
+{
+	size_t n = 0;
+	int i;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	/* The rows are sorted by ibnet_tally_describe; each "SIZE own|paced" once. */
+	for (i = 0; i < t->rows && n < len; i++) {
+		const struct ibnet_tally_row *r = &t->row[i];
+
+		if (strcmp(r->kind, IBNET_A2A_TALLY_CHOICE_KIND))
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s by %lu process%s",
+				      n ? ", " : "route by measurement, blocks from: ", r->route,
+				      r->count, r->count == 1 ? "" : "es");
+	}
 }
 
 void ibnet_tally_log_line(const struct ibnet_tally *t, const char *path, char *buf, size_t len)

@@ -112,6 +112,14 @@ void ibnet_tally_describe(const struct ibnet_tally *t, char *buf, size_t len);
 void ibnet_tally_window(const struct ibnet_tally *t, char *buf, size_t len);
 
 /*
+ * The route by measurement's rows (alltoall/ibnet_a2a_choice.h), a third
+ * line: "route by measurement, blocks from: 1 MiB own by 4 processes, 4 KiB
+ * paced by 4 processes" (each size class by its least block, the route its
+ * processes chose last). Empty when no process chose one.
+ */
+void ibnet_tally_routes(const struct ibnet_tally *t, char *buf, size_t len);
+
+/*
  * The node's log line for a paced step's end, after "job 12 step 0 on c1:
  * ": the sum and how many processes left it, or that none did (a process
  * that does not load the job preload, such as a static binary or one started

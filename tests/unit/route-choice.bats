@@ -73,3 +73,43 @@ setup() {
 	assert_output --partial "alltoall_measure"
 	assert_output --partial "'yes'"
 }
+
+@test "the window's rules mended: a loss that cost no time at a settled window holds it; a growth is judged on the best of its calls, not the first" {
+	run "$BUILD/tests/window_ctl" --mends
+	assert_success
+	assert_line "ok: deep port, rate unknown, 4 x 1 MiB per pair, 5 spurious retransmissions every 7th call: after its first 6 calls the window never falls below the call in 56 more, 8 of them with retransmissions"
+	assert_line "ok: deep port, rate unknown, 4 x 1 MiB per pair, 5 spurious retransmissions every 7th call: and holds the whole call at the end"
+	assert_line --partial "(packets were lost at a window that had lost none, at no cost in time: held)"
+	assert_line "ok: 512 KB port, 10 Gbit/s, rate told, every other call slow: grows to cover most of rate x round trip (125 KB)"
+	assert_line "ok: 512 KB port, 10 Gbit/s, rate told, every other call slow: no call lost packets"
+	assert_line 'all expectations held'
+}
+
+@test "the node's log line says the route each size class took, summed over the processes" {
+	mkdir "$BATS_TEST_TMPDIR/t"
+	printf 'MPI_Alltoall\tpaced\t8\nMPI_Alltoall\tthe MPI'"'"'s own on trial\t3\nMPI_Alltoall\tthe MPI'"'"'s own measured faster\t40\nroute\t1 MiB own\t1\nroute\t4 KiB paced\t1\n' \
+		> "$BATS_TEST_TMPDIR/t/a2a.1"
+	printf 'MPI_Alltoall\tpaced\t8\nMPI_Alltoall\tthe MPI'"'"'s own on trial\t3\nMPI_Alltoall\tthe MPI'"'"'s own measured faster\t40\nroute\t1 MiB own\t1\nroute\t4 KiB paced\t1\n' \
+		> "$BATS_TEST_TMPDIR/t/a2a.2"
+	run "$IBNET_HOSTS" --tally "$BATS_TEST_TMPDIR/t"
+	assert_success
+	assert_line 'processes=2 skipped=0'
+	assert_line "MPI_Alltoall: 102 calls: 16 paced, 80 the MPI's own measured faster, 6 the MPI's own on trial"
+	assert_line 'route by measurement, blocks from: 1 MiB own by 2 processes, 4 KiB paced by 2 processes'
+}
+
+@test "a real program's tally has its routes: the node's line names them" {
+	needs openmpi
+	local dir=$BATS_TEST_TMPDIR/tally
+	mkdir "$dir"
+	run ranks timeout 120 mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np 4 \
+		-x LD_PRELOAD="$A2A_TEST" -x SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE=1 \
+		-x SLURM_IBNET_ALLTOALL_THRESHOLD=16k -x SLURM_IBNET_ALLTOALL_WINDOW_MAX=16k \
+		-x SLURM_IBNET_ALLTOALL_TALLY="$dir" -- "$BUILD/tests/a2a_bench" 0.3 1048576
+	assert_success
+	assert_line --regexp '^RESULT size=1048576 ranks=4 ' 
+	run "$IBNET_HOSTS" --tally "$dir"
+	assert_success
+	assert_line 'processes=4 skipped=0'
+	assert_line --regexp "^route by measurement, blocks from: 1 MiB (own|paced) by 4 processes$"
+}
