@@ -68,6 +68,7 @@ struct comm_info {
 	bool call_planned;		/* the call's route came from its class's plan */
 	int call_class;
 	struct choice_plan call_plan;
+	struct choice_class call_before;	/* the class before the plan: given back on NO_MEMORY */
 	double call_started;		/* PMPI_Wtime at the call's start */
 	unsigned long call_retrans;	/* the node's retransmissions then */
 };

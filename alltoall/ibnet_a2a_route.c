@@ -176,6 +176,7 @@ static enum route choice_route(struct comm_info *ci, unsigned long block_bytes, 
 		return r;
 	ci->call_class = choice_class_of(block_bytes);
 	c = &ci->choice[ci->call_class];
+	ci->call_before = *c;
 	ci->call_plan = choice_next(c);
 	ci->call_planned = true;
 	if (ci->call_plan.way == CHOICE_PACED)
@@ -191,6 +192,19 @@ static enum route size_route(struct comm_info *ci, unsigned long block_bytes,
 	if (block_bytes > block_limit)
 		return BIG_BLOCK;
 	return choice_route(ci, block_bytes, fanin_route(ci, block_bytes, by_node(ci, heaviest)));
+}
+
+/*
+ * A planned call that became NO_MEMORY (a node could not make its segments,
+ * after the plan was taken): its class is given back as it was, on every
+ * rank alike, so that the class measures only calls that ran as planned.
+ */
+static void unplan(struct comm_info *ci)
+{
+	if (!ci->call_planned)
+		return;
+	ci->choice[ci->call_class] = ci->call_before;
+	ci->call_planned = false;
 }
 
 /*
@@ -460,13 +474,12 @@ int call_route(enum kind k, MPI_Comm comm, const struct a2a_side *send,
 				size_route(*ci, sbytes, sbytes * (unsigned long)(*ci)->size);
 		if (*route == PACED_NODES)
 			rc = node_route(*ci, sbytes * (unsigned long)(*ci)->size, route);
-		if (*route != PACED && *route != PACED_NODES && *route != OWN_ON_TRIAL &&
-		    *route != OWN_MEASURED)
-			(*ci)->call_planned = false;	/* out of memory: not a paced call */
+		if (*route == NO_MEMORY)
+			unplan(*ci);
 	} else if (*route == PACED) {
 		rc = vector_route(*ci, from, recv, wide, route);
 		if (*route == NO_MEMORY)
-			(*ci)->call_planned = false;
+			unplan(*ci);
 	}
 	if (rc != MPI_SUCCESS)
 		return report_failure(comm, rc);

@@ -174,7 +174,10 @@ static bool bought_nothing(struct window_ctl *c, double delivered, double best)
 	if (c->rate <= 0)
 		return false;
 	/* The first call at a grown window against the best at the old one. */
-	if (c->grew_from && delivered < c->gain_base * WINDOW_GAIN_LEAST) {
+	/* The best call at a grown window (WINDOW_SAMPLES of them) against the
+	 * best at the old one: a single slow call on a busy host undid a growth
+	 * for good before issue 48. */
+	if (c->grew_from && best < c->gain_base * WINDOW_GAIN_LEAST) {
 		c->window = c->grew_from;
 		c->plateau = c->gain_base;
 		c->reason = WINDOW_NO_GAIN;
@@ -223,18 +226,6 @@ static bool lossy_now(struct window_ctl *c, const struct window_sample *s)
 	return false;
 }
 
-/* The best the node received at this window before this call; 0: no call yet. */
-static double best_before(const struct window_ctl *c)
-{
-	double best = 0;
-	int i;
-
-	for (i = 0; i < WINDOW_SAMPLES && i < c->here_n; i++)
-		if (c->here[i] > best)
-			best = c->here[i];
-	return best;
-}
-
 /* What the node received at this window: the best of its last calls (one
  * slow call on a busy host says nothing of the link). */
 static double received_here(struct window_ctl *c, double delivered)
@@ -254,8 +245,11 @@ unsigned long window_ctl_update(struct window_ctl *c, const struct window_sample
 {
 	unsigned long before = c->window;
 	bool lossy = lossy_now(c, s);
-	double earlier = best_before(c), best = received_here(c, s->delivered);
-	bool costless = lossy && earlier > 0 && s->delivered >= WINDOW_LOSS_COSTLESS * earlier;
+	double best = received_here(c, s->delivered);
+	/* Against the calls at this window that lost nothing; not while a
+	 * growth is still being judged: a loss there is the probe's. */
+	bool costless = lossy && c->here_clean > 0 && !c->grew_from &&
+			s->delivered >= WINDOW_LOSS_COSTLESS * c->here_clean;
 
 	c->calls++;
 	remember_peak(c, lossy ? 0 : s->peak);
@@ -278,12 +272,15 @@ unsigned long window_ctl_update(struct window_ctl *c, const struct window_sample
 	}
 	else if (c->rate > 0 && c->here_n < WINDOW_SAMPLES)
 		c->reason = WINDOW_SAMPLING;	/* too few calls at this window to judge */
-	else if (!bought_nothing(c, best, best))
+	else if (!bought_nothing(c, s->delivered, best))
 		grow(c);
 	if (c->reason != WINDOW_GREW && c->reason != WINDOW_SAMPLING)
 		c->grew_from = 0;
+	if (!lossy && s->delivered > c->here_clean)
+		c->here_clean = s->delivered;
 	if (c->window != before) {	/* what was seen at the old window is not this one's */
 		c->here_n = 0;
+		c->here_clean = 0;
 		c->pending_lost = c->pending_received = 0;
 		c->pending_calls = 0;
 	}

@@ -14,9 +14,10 @@
  *     sets the ceiling at the window it had: no later window reaches it,
  *     but for the start (16 KiB), below which it never falls: the window
  *     falls back to the largest one that lost nothing, else to half. But
- *     a loss at a window that already carried calls without one, in a call
- *     that received at least 3/4 of the best there (it cost no time: a busy
- *     host's late ACKs, a tail probe), is counted and the window held.
+ *     a loss at a window that already carried calls without one (and whose
+ *     growth is judged), in a call that received at least 3/4 of the best
+ *     of those (it cost no time: a busy host's late ACKs, a tail probe),
+ *     is counted and the window held.
  *   - A call that never filled the window leaves it: more would not be used.
  *   - A call that filled it while the node received at half the link's rate
  *     or more, in the best of the last 3 calls at this window, leaves it too:
@@ -104,6 +105,7 @@ struct window_ctl {
 	int slow_calls;		/* calls in a row since at under half the plateau */
 	double here[WINDOW_SAMPLES];	/* what the node received in the last calls here */
 	int here_n;		/* calls at this window so far */
+	double here_clean;	/* the most received in one of them that lost nothing; 0: none */
 	unsigned long pending_lost, pending_received;	/* this window's calls, added up */
 	int pending_calls;
 	bool fixed;		/* a fixed window: samples are kept, the window is not moved */

@@ -243,7 +243,9 @@ int ibnet_a2a_scheme_parse(const char *value, enum ibnet_a2a_scheme *out)
 
 void ibnet_a2a_bytes_text(unsigned long n, char *out, size_t len)
 {
-	if (n >= 1024ul * 1024)
+	if (n >= 1024ul * 1024 * 1024)
+		snprintf(out, len, "%.3g GiB", (double)n / (1024.0 * 1024 * 1024));
+	else if (n >= 1024ul * 1024)
 		snprintf(out, len, "%.3g MiB", (double)n / (1024.0 * 1024));
 	else
 		snprintf(out, len, "%.3g KiB", (double)n / 1024.0);

@@ -449,18 +449,23 @@ void ibnet_tally_window(const struct ibnet_tally *t, char *buf, size_t len)
 
 void ibnet_tally_routes(const struct ibnet_tally *t, char *buf, size_t len)
 {
+	int order[IBNET_TALLY_ROWS], count = 0, i, j;
 	size_t n = 0;
-	int i;
 
 	if (!len)
 		return;
 	buf[0] = '\0';
-	/* The rows are sorted by ibnet_tally_describe; each "SIZE own|paced" once. */
-	for (i = 0; i < t->rows && n < len; i++) {
-		const struct ibnet_tally_row *r = &t->row[i];
-
-		if (strcmp(r->kind, IBNET_A2A_TALLY_CHOICE_KIND))
+	/* Each "SIZE own|paced" once, in name order (the files come in any order). */
+	for (i = 0; i < t->rows; i++) {
+		if (strcmp(t->row[i].kind, IBNET_A2A_TALLY_CHOICE_KIND))
 			continue;
+		for (j = count++; j > 0 && strcmp(t->row[order[j - 1]].route, t->row[i].route) > 0; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+	for (i = 0; i < count && n < len; i++) {
+		const struct ibnet_tally_row *r = &t->row[order[i]];
+
 		n += (size_t)snprintf(buf + n, len - n, "%s%s by %lu process%s",
 				      n ? ", " : "route by measurement, blocks from: ", r->route,
 				      r->count, r->count == 1 ? "" : "es");

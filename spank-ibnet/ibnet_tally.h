@@ -14,7 +14,10 @@
 
 #include "ibnet_a2a_settings.h"	/* contract/: the tally's format */
 
-#define IBNET_TALLY_ROWS 32	/* distinct (call kind, route) pairs kept */
+/* Distinct (kind, route) pairs kept: each call kind's routes, the window's
+ * and floor's rows, and a row per size class and route of the route by
+ * measurement (up to 2 x 31 classes). */
+#define IBNET_TALLY_ROWS 128
 #define IBNET_TALLY_NAME 64
 #define IBNET_TALLY_MAX_READ 4096	/* files read for the sum, per step and node */
 #define IBNET_TALLY_MAX_REMOVE 65536	/* entries removed at the step's end, in all */
