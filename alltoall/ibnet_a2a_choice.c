@@ -142,7 +142,7 @@ static const char *const why_text[CHOICE_WHYS] = {
 	[CHOICE_WHY_OWN_LOST] = "paced (the MPI's own lost packets)",
 	[CHOICE_WHY_OWN_LOST_FASTER] = "the MPI's own (it lost packets, but paced took "
 				       "more than 1.5x as long)",
-	[CHOICE_WHY_AT_LINK] = "paced (it ran within 1.2x of the link's bound)",
+	[CHOICE_WHY_AT_LINK] = "paced (it ran within 1.3x of the link's bound)",
 };
 
 static int way_text(const struct choice_class *c, enum choice_way w, char *out, size_t len)
