@@ -19,9 +19,8 @@
  *     of those (it cost no time: a busy host's late ACKs, a tail probe),
  *     is counted and the window held.
  *   - A call that never filled the window leaves it: more would not be used.
- *   - A call that filled it while the node received at 0.68 of the link's
- *     rate or more (half before issue 48: it held 1 Gbit/s ports at 16 KiB
- *     with the call at 1.42x the link's bound), in the best of the last 3 calls at this window, leaves it too:
+ *   - A call that filled it while the node received at half the link's rate
+ *     or more, in the best of the last 3 calls at this window, leaves it too:
  *     the wire was busy, more would only queue in the port (the window covers
  *     rate x round trip). With the rate known, a window is judged on 3 calls.
  *   - Where the rate is known, growth must pay: a growth after which the
@@ -55,7 +54,7 @@ enum window_reason {
 	WINDOW_FIXED,		/* alltoall_window=N: the site's, never changed */
 	WINDOW_GREW,		/* the window limited the call */
 	WINDOW_NOT_FILLED,	/* the calls never filled it */
-	WINDOW_WIRE_BUSY,	/* filled, but the link was at 0.68 of its rate or more */
+	WINDOW_WIRE_BUSY,	/* filled, but the link was at half its rate or more */
 	WINDOW_LOSS,		/* packets lost: backed off, the ceiling set */
 	WINDOW_AT_CEILING,	/* within 4x of where loss began */
 	WINDOW_AT_CAP,		/* at alltoall_window_max */
