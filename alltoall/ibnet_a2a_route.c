@@ -659,7 +659,7 @@ int choice_done(struct comm_info *ci)
 		return rc;
 	f.seconds = v[0];
 	f.lost = s.lost = v[1] > 0 ? (unsigned long)v[1] : 0;
-	f.lossy = window_sample_lossy(&s);
+	f.lossy = window_sample_lossy(&s) && f.lost >= CHOICE_LOSS_LEAST;
 	f.bound = v[2];
 	was_chosen = c->chosen;
 	if (p.watch) {

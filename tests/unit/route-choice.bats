@@ -17,10 +17,10 @@ setup() {
 	run "$BUILD/tests/route_choice"
 	assert_success
 	refute_line --partial 'FAIL:'
-	assert_line --regexp "^ok: unshaped ports, .*: the MPI's own chosen after 11 calls \(8 paced, 3 own\)$"
-	assert_line --regexp "^ok: the storm .*: paced chosen after 9 calls, one of them the MPI's own$"
+	assert_line --regexp "^ok: unshaped ports, .*: the MPI's own chosen after 7 calls \(4 paced, 3 own\)$"
+	assert_line --regexp "^ok: the storm .*: paced chosen after 5 calls, one of them the MPI's own$"
 	assert_line --regexp "^ok: the storm .*: 4000 calls later: [1-4] of the MPI's own "
-	assert_line --regexp "^ok: the storm, the link's rate told, .*: paced chosen after 8 paced calls, no call of the MPI's own$"
+	assert_line --regexp "^ok: the storm, the link's rate told, .*: paced chosen after 4 paced calls, no call of the MPI's own$"
 	assert_line --regexp "^ok: own loses a little but paced takes 3x as long: the MPI's own, and the report says it lost packets$"
 	assert_line --regexp "^ok: the fabric starts to lose mid-job .*: paced within [0-9]+ calls of the change \(bound: 20\)$"
 	assert_line --regexp "^ok: the fabric stops losing mid-job .*: the MPI's own within [0-9]+ calls of the change \(bound: 1024 \+ 6\)$"
@@ -38,12 +38,12 @@ setup() {
 	EXTRA=SLURM_IBNET_ALLTOALL_WINDOW_MAX=16k THRESHOLD=16k run ompi 4 1 "$BUILD/tests/a2a_bench" 0.3 65536 1048576
 	assert_success
 	assert_line --regexp '^RESULT size=65536 ranks=4 '
-	# 8 paced and 3 of the MPI's own on trial per size, then the MPI's own.
-	assert_line --regexp "^spank-ibnet alltoall: rank 0: MPI_Alltoall: [0-9]+ calls: 16 paced, 6 the MPI's own on trial, [1-9][0-9]* the MPI's own measured faster$"
-	assert_line --regexp "^spank-ibnet alltoall: rank 0: route by measurement: blocks of 64 KiB to 128 KiB: own [0-9.]+ ms, paced [0-9.]+ ms \(best of each\): the MPI's own \(no loss, no slower\); 11 calls on trial, 1 look$"
-	assert_line --regexp "^spank-ibnet alltoall: rank 0: route by measurement: blocks of 1 MiB to 2 MiB: own [0-9.]+ ms, paced [0-9.]+ ms \(best of each\): the MPI's own \(no loss, no slower\); 11 calls on trial, 1 look$"
+	# 4 paced and 3 of the MPI's own on trial per size, then the MPI's own.
+	assert_line --regexp "^spank-ibnet alltoall: rank 0: MPI_Alltoall: [0-9]+ calls: 8 paced, 6 the MPI's own on trial, [1-9][0-9]* the MPI's own measured faster$"
+	assert_line --regexp "^spank-ibnet alltoall: rank 0: route by measurement: blocks of 64 KiB to 128 KiB: own [0-9.]+ ms, paced [0-9.]+ ms \(best of each\): the MPI's own \(no loss, no slower\); 7 calls on trial, 1 look$"
+	assert_line --regexp "^spank-ibnet alltoall: rank 0: route by measurement: blocks of 1 MiB to 2 MiB: own [0-9.]+ ms, paced [0-9.]+ ms \(best of each\): the MPI's own \(no loss, no slower\); 7 calls on trial, 1 look$"
 	# Every rank took the same routes.
-	[ "$(grep -c "^spank-ibnet alltoall: rank [0-3]: MPI_Alltoall: [0-9]* calls: 16 paced, 6 the MPI's own on trial, " <<<"$output")" -eq 4 ]
+	[ "$(grep -c "^spank-ibnet alltoall: rank [0-3]: MPI_Alltoall: [0-9]* calls: 8 paced, 6 the MPI's own on trial, " <<<"$output")" -eq 4 ]
 	# Pinned: every call paced, nothing measured.
 	EXTRA=SLURM_IBNET_ALLTOALL_MEASURE=0 THRESHOLD=16k run ompi 4 1 "$BUILD/tests/a2a_bench" 0.05 1048576
 	assert_success
@@ -56,7 +56,7 @@ setup() {
 	EXTRA=SLURM_IBNET_ALLTOALL_WINDOW_MAX=16k THRESHOLD=16k run mpich 4 1 "$BUILD/tests/a2a_bench.mpich" 3 65536
 	assert_success
 	assert_line --regexp '^RESULT size=65536 ranks=4 '
-	assert_line --regexp "^spank-ibnet alltoall: rank 0: route by measurement: blocks of 64 KiB to 128 KiB: own [0-9.]+ ms, paced [0-9.]+ ms \\(best of each\\): .*; 11 calls on trial, 1 look$"
+	assert_line --regexp "^spank-ibnet alltoall: rank 0: route by measurement: blocks of 64 KiB to 128 KiB: own [0-9.]+ ms, paced [0-9.]+ ms \\(best of each\\): .*; 7 calls on trial, 1 look$"
 	# Whatever was chosen, every rank chose it and counted the same calls.
 	[ "$(grep "^spank-ibnet alltoall: rank [0-3]: MPI_Alltoall: " <<<"$output" | sed 's/rank [0-3]//' | sort -u | wc -l)" -eq 1 ]
 	[ "$(grep "^spank-ibnet alltoall: rank [0-3]: route by measurement: " <<<"$output" | sed 's/rank [0-3]//; s/own [0-9.]* ms, paced [0-9.]* ms//' | sort -u | wc -l)" -eq 1 ]
