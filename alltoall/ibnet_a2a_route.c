@@ -154,12 +154,12 @@ static bool by_node(const struct comm_info *ci, unsigned long heaviest)
 /*
  * Whether a call the scheme would pace is routed by measurement
  * (ibnet_a2a_choice.h): with the window sizing itself and a threshold. A
- * fixed window, alltoall_threshold=0 ("pace everything") and
- * alltoall_measure=0 pin the paced route, as the site asked.
+ * fixed window, alltoall_threshold=0 ("pace everything") and the job's
+ * SLURM_IBNET_ALLTOALL_MEASURE=0 pin the paced route, as asked.
  */
 static bool by_measurement(void)
 {
-	return settings.measure && settings.threshold &&
+	return measure_routes && settings.threshold &&
 	       settings.window == IBNET_A2A_WINDOW_AUTO;
 }
 

@@ -84,6 +84,8 @@ pid_t settings_pid;
  * moves in chunks of at most the window (64 MiB), far below it.
  */
 unsigned long block_limit = INT_MAX;
+/* SLURM_IBNET_ALLTOALL_MEASURE: each call's route by measurement (unset: yes). */
+bool measure_routes = true;
 /* SLURM_IBNET_ALLTOALL_LINK_MBIT, in bytes per second; 0: unknown. */
 double link_rate;
 
@@ -213,6 +215,23 @@ static const char *process_getenv(void *ctx, const char *name)
 	return getenv(name);
 }
 
+/* IBNET_A2A_ENV_MEASURE: "0" or "1"; anything else is said and taken as 1. */
+static void read_measure(void)
+{
+	const char *v = getenv(IBNET_A2A_ENV_MEASURE);
+	char msg[300], buf[IBNET_SHOWN_BUF];
+
+	if (!v || !strcmp(v, "1"))
+		return;
+	if (!strcmp(v, "0")) {
+		measure_routes = false;
+		return;
+	}
+	snprintf(msg, sizeof(msg), "%s: '%s' is not 0 or 1; each call's route is chosen by "
+		 "measurement, the default", IBNET_A2A_ENV_MEASURE, ibnet_value_shown(v, buf));
+	say(msg);
+}
+
 /* The node's link (IBNET_A2A_ENV_LINK_MBIT): a bad value is said and taken as unknown. */
 static void read_link_rate(void)
 {
@@ -243,6 +262,7 @@ static void read_settings(void)
 	enabled = true;
 	report = ibnet_flag_on(getenv(IBNET_A2A_ENV_REPORT));
 	read_link_rate();
+	read_measure();
 	if ((v = getenv(IBNET_A2A_ENV_PACED)) && strcmp(v, "0") == 0) {
 		enabled = false;
 		return;

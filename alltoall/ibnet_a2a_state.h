@@ -44,6 +44,8 @@ extern bool report;		/* SLURM_IBNET_ALLTOALL_REPORT */
 extern int world_rank;
 extern pid_t settings_pid;	/* the process that read them */
 extern unsigned long block_limit;
+/* Each call's route by measurement (SLURM_IBNET_ALLTOALL_MEASURE, ibnet_a2a_choice.h). */
+extern bool measure_routes;
 /* The node's link in bytes per second (SLURM_IBNET_ALLTOALL_LINK_MBIT); 0: unknown. */
 extern double link_rate;
 /* The dispatcher's help: the MPI's own symbols, and the ranks' agreement. */

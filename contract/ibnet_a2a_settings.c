@@ -52,9 +52,6 @@ const struct ibnet_a2a_key_info ibnet_a2a_keys[IBNET_A2A_KEY_COUNT] = {
 				  IBNET_A2A_AGGREGATE_MAX, "a number of ranks per node (%s to "
 				  "%s; 0: never node to node), or auto (node to node where pair by "
 				  "pair would exceed the window)" },
-	[IBNET_A2A_MEASURE] = { "alltoall_measure", IBNET_A2A_ENV_MEASURE, 0, 1,
-				"%s or %s (1: each call's route, the MPI's own or paced, chosen "
-				"by measurement; 0: every call from the threshold up paced)" },
 };
 
 /*
@@ -94,7 +91,6 @@ void ibnet_a2a_settings_default(struct ibnet_a2a_settings *s)
 	s->credits = IBNET_A2A_CREDITS_DEFAULT;
 	s->threshold = IBNET_A2A_THRESHOLD_DEFAULT;
 	s->aggregate = IBNET_A2A_AGGREGATE_DEFAULT;
-	s->measure = IBNET_A2A_MEASURE_DEFAULT;
 }
 
 static unsigned long *setting_slot(struct ibnet_a2a_settings *s, enum ibnet_a2a_key key)
@@ -108,8 +104,6 @@ static unsigned long *setting_slot(struct ibnet_a2a_settings *s, enum ibnet_a2a_
 		return &s->credits;
 	case IBNET_A2A_AGGREGATE:
 		return &s->aggregate;
-	case IBNET_A2A_MEASURE:
-		return &s->measure;
 	case IBNET_A2A_THRESHOLD:
 	default:
 		return &s->threshold;

@@ -126,17 +126,6 @@ extern const struct ibnet_a2a_build ibnet_a2a_builds[IBNET_A2A_ABI_COUNT];
 #define IBNET_A2A_AGGREGATE_DEFAULT IBNET_A2A_AGGREGATE_AUTO
 #define IBNET_A2A_AGGREGATE_WORD "auto"
 #define IBNET_A2A_AGGREGATE_MAX 1000ul
-/*
- * Whether each call's route is chosen by measurement (1, the default): with
- * alltoall_window=auto and a threshold, a call the scheme would pace is
- * timed on the paced route and on the MPI's own, per communicator and size,
- * and goes the faster way, paced wherever the MPI's own lost packets
- * (alltoall/ibnet_a2a_choice.h says the rule). 0 pins the paced route for
- * every call from the threshold up (0.9's rule); a fixed alltoall_window
- * pins it too. On the 16-core machine the paced call took 1.4-3.9x the
- * MPI's own time where the links were fast and lost nothing (issue 48).
- */
-#define IBNET_A2A_MEASURE_DEFAULT 1ul
 
 /* Bytes per pair under which no call is paced (a guard for many ranks per
  * node, not measured here: ibnet_a2a_paced.c, fanin_route). */
@@ -154,7 +143,6 @@ struct ibnet_a2a_settings {
 	unsigned long threshold;	/* fan-in bytes on a port below which MPI's own runs */
 	unsigned long aggregate;	/* ranks on a node from which it goes node to node; 0 never;
 					 * IBNET_A2A_AGGREGATE_AUTO where pair by pair exceeds the window */
-	unsigned long measure;		/* 1: each call's route by measurement; 0: paced */
 };
 
 /* The variables a job sees (the plugin sets them; the user's value wins). */
@@ -163,6 +151,19 @@ struct ibnet_a2a_settings {
 #define IBNET_A2A_ENV_CREDITS "SLURM_IBNET_ALLTOALL_CREDITS"
 #define IBNET_A2A_ENV_THRESHOLD "SLURM_IBNET_ALLTOALL_THRESHOLD"
 #define IBNET_A2A_ENV_AGGREGATE "SLURM_IBNET_ALLTOALL_AGGREGATE"
+/*
+ * Whether each call's route is chosen by measurement: with
+ * alltoall_window=auto and a threshold, a call the scheme would pace is
+ * timed on the paced route and on the MPI's own, per communicator and size,
+ * and goes the faster way, paced wherever the MPI's own lost packets
+ * (alltoall/ibnet_a2a_choice.h says the rule). The job's own variable, not a
+ * plugstack.conf key (a site pins the paced route with a fixed
+ * alltoall_window): "0" paces every call from the threshold up (0.9's rule);
+ * unset or "1", measured. Among the settings the ranks agree (its name
+ * begins SLURM_IBNET_ALLTOALL). On the 16-core machine the paced call took
+ * 1.4-3.9x the MPI's own time where the links were fast and lost nothing
+ * (issue 48).
+ */
 #define IBNET_A2A_ENV_MEASURE "SLURM_IBNET_ALLTOALL_MEASURE"
 /*
  * The rate of the node's link in Mbit/s, as the kernel says it
@@ -227,7 +228,6 @@ enum ibnet_a2a_key {
 	IBNET_A2A_CREDITS,
 	IBNET_A2A_THRESHOLD,
 	IBNET_A2A_AGGREGATE,
-	IBNET_A2A_MEASURE,
 	IBNET_A2A_KEY_COUNT
 };
 

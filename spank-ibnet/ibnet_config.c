@@ -614,7 +614,6 @@ static const struct config_key config_keys[] = {
 	A2A_KEY(IBNET_A2A_WINDOW_MAX_KEY),
 	A2A_KEY(IBNET_A2A_CREDITS),
 	A2A_KEY(IBNET_A2A_AGGREGATE),
-	A2A_KEY(IBNET_A2A_MEASURE),
 	/* the site's per transport, not the all-to-all's one value */
 	{ .kind = &kind_thresholds, .field = FIELD(a2a_threshold), .a2a = IBNET_A2A_THRESHOLD },
 	{ .name = "tcp_rto_min", .kind = &kind_rto, .field = FIELD(tcp_rto_min_us),

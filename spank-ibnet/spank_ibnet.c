@@ -505,7 +505,7 @@ static void log_tally(spank_t sp)
 		ibnet_tally_window(&tally, line, sizeof(line));
 		if (line[0])
 			LOG_CAPPED(slurm_info, IBNET_PREFIX "%s: %s", name, line);
-		/* alltoall_measure=1: the route each size class took. */
+		/* The route by measurement: the route each size class took. */
 		ibnet_tally_routes(&tally, line, sizeof(line));
 		if (line[0])
 			LOG_CAPPED(slurm_info, IBNET_PREFIX "%s: %s", name, line);

@@ -547,7 +547,7 @@ def main():
                   "unshaped: the CPUs, not the ports, bound most of these times. "
                   "docs/bench/fast-links.md has the same on 16 cores.",
                   "", open(run_fast).read().rstrip("\n"), ""]
-    for part in ("paced-scale.md", "many-ranks.md", "fast-links.md", "floor-tiers.md",
+    for part in ("paced-scale.md", "many-ranks.md", "fast-links.md", "route-choice.md", "floor-tiers.md",
                  "lammps-drops.md", "at-scale.md", "at-scale-projections.md"):
         scale = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
                              "bench", part)

@@ -33,7 +33,7 @@ setup() {
 
 # The window held at 16 KiB (alltoall_window_max=16k), so that no call of
 # 64 KiB or 1 MiB per pair fits in it whole and every one reaches the choice.
-@test "in a real program: each size measured on both routes, the MPI's own kept where it was faster, said per size; the same calls as before with alltoall_measure=0" {
+@test "in a real program: each size measured on both routes, the MPI's own kept where it was faster, said per size; the same calls as before with SLURM_IBNET_ALLTOALL_MEASURE=0" {
 	needs openmpi
 	EXTRA=SLURM_IBNET_ALLTOALL_WINDOW_MAX=16k THRESHOLD=16k run ompi 4 1 "$BUILD/tests/a2a_bench" 0.3 65536 1048576
 	assert_success
@@ -62,16 +62,20 @@ setup() {
 	[ "$(grep "^spank-ibnet alltoall: rank [0-3]: route by measurement: " <<<"$output" | sed 's/rank [0-3]//; s/own [0-9.]* ms, paced [0-9.]* ms//' | sort -u | wc -l)" -eq 1 ]
 }
 
-@test "alltoall_measure: 1 by default, reaching the job; 0 from the site; anything else refused by name" {
-	run plan -- --ordered-alltoall
+@test "SLURM_IBNET_ALLTOALL_MEASURE: not a plugstack.conf key; a bad value is said, named, and taken as 1; the plugin leaves it to the job" {
+	needs openmpi
+	run ranks timeout 120 mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np 4 \
+		-x LD_PRELOAD="$A2A_TEST" -x SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE=1 -x SLURM_IBNET_ALLTOALL_REPORT=1 \
+		-x SLURM_IBNET_ALLTOALL_THRESHOLD=16k -x SLURM_IBNET_ALLTOALL_WINDOW_MAX=16k \
+		-x SLURM_IBNET_ALLTOALL_MEASURE=yes -- "$BUILD/tests/a2a_bench" 0.3 1048576
 	assert_success
-	assert_line 'SLURM_IBNET_ALLTOALL_MEASURE=1'
-	CONF="$CONF alltoall_measure=0" run plan -- --ordered-alltoall
-	assert_line 'SLURM_IBNET_ALLTOALL_MEASURE=0'
-	run "$IBNET_HOSTS" --config "alltoall_measure=yes" --check
+	assert_line --partial "spank-ibnet alltoall: SLURM_IBNET_ALLTOALL_MEASURE: 'yes' is not 0 or 1; each call's route is chosen by measurement, the default"
+	assert_line --regexp "^spank-ibnet alltoall: rank 0: route by measurement: blocks of 1 MiB to 2 MiB: "
+	run "$IBNET_HOSTS" --config "alltoall_measure=0" --check
 	assert_failure
-	assert_output --partial "alltoall_measure"
-	assert_output --partial "'yes'"
+	run plan SLURM_IBNET_ALLTOALL_MEASURE=0 -- --ordered-alltoall
+	assert_success
+	assert_line 'SLURM_IBNET_ALLTOALL_MEASURE=0'
 }
 
 @test "the window's rules mended: a loss that cost no time at a settled window holds it; a growth is judged on the best of its calls, not the first" {
