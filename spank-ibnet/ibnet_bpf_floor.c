@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/bpf.h>
@@ -499,7 +501,7 @@ int ibnet_bpf_floor_sweep_job(const char *mount, unsigned long job, const char *
  * bpf_map__lookup_elem are LIBBPF_0.8.0).
  */
 #define LIBBPF_CALLS(X) \
-	X(bpf_object__open_file) X(bpf_object__load) X(bpf_object__close) \
+	X(bpf_object__open_mem) X(bpf_object__load) X(bpf_object__close) \
 	X(bpf_object__find_map_by_name) X(bpf_object__find_program_by_name) \
 	X(bpf_map__update_elem) X(bpf_map__lookup_elem) X(bpf_program__attach_cgroup) \
 	X(bpf_link__destroy) X(libbpf_set_print) X(libbpf_num_possible_cpus) \
@@ -570,6 +572,37 @@ static int keep_warning(enum libbpf_print_level level, const char *fmt, va_list 
 }
 
 /*
+ * Whether a pointer libbpf returned is a failure: NULL, or before libbpf 1.0
+ * (0.8 is accepted) an error pointer, -errno cast to a pointer, unless the
+ * process set its strict mode, which a library cannot do for slurmstepd.
+ * *err: the errno. Dereferencing one crashed slurmstepd as root (issue 50).
+ */
+static bool libbpf_failed(const void *p, int *err)
+{
+	uintptr_t v = (uintptr_t)p;
+
+	if (p && v < (uintptr_t)-4095)
+		return false;
+	*err = p ? (int)-(intptr_t)v : (errno ? errno : EINVAL);
+	return true;
+}
+
+/*
+ * Whether path (a file or directory root's checks passed on) has an access
+ * ACL: the kernel stores none for the plain mode bits, so any is an entry
+ * for a named user or group, which may let another user write what the
+ * mode says only root may (issue 50: a root-owned 0644 file with
+ * user:nobody:rw read as mode 0664 and passed). fd >= 0: asked of it.
+ */
+static bool has_access_acl(int fd, const char *path)
+{
+	ssize_t n = fd >= 0 ? fgetxattr(fd, "system.posix_acl_access", NULL, 0) :
+			      lgetxattr(path, "system.posix_acl_access", NULL, 0);
+
+	return n > 0;
+}
+
+/*
  * May root load the object at path? Only if no user but root could have
  * written it: the file and every directory above it (symbolic links
  * resolved) owned by root, and writable by no other user: not by others,
@@ -577,23 +610,32 @@ static int keep_warning(enum libbpf_print_level level, const char *fmt, va_list 
  * all with the sticky bit (/tmp) lets no user replace root's file in it.
  * The rule sshd applies to its keys (StrictModes): an admin who points
  * tcp_rto_bpf= at a group-writable software tree would otherwise have root
- * load whatever a user put there. 0, or -1 with why.
+ * load whatever a user put there. An access ACL on any of them refuses it
+ * too. The file is checked on fd, the descriptor its bytes are then read
+ * from (ibnet_bpf_floor_load): a name checked and then opened again could
+ * be swapped in between (issue 50: a symbolic link in a directory a user
+ * writes, swapped in a loop, had root load the user's object). real: the
+ * path fd was opened on, symbolic links resolved. 0, or -1 with why.
  */
-static int writable_only_by_root(const char *path, char *why, size_t wlen)
+static int writable_only_by_root(int fd, const char *real_path, char *why, size_t wlen)
 {
 	char real[PATH_MAX], *slash;
 	struct stat st;
 	bool file = true;
 
-	if (!realpath(path, real)) {
-		snprintf(why, wlen, "its BPF object %s is not on this node (%m)", path);
-		return -1;
-	}
+	snprintf(real, sizeof(real), "%s", real_path);
 	for (;;) {
 		bool group_w, other_w;
 
-		if (lstat(real[0] ? real : "/", &st) != 0) {
+		if ((file ? fstat(fd, &st) : lstat(real[0] ? real : "/", &st)) != 0) {
 			snprintf(why, wlen, "cannot check %s: %m", real[0] ? real : "/");
+			return -1;
+		}
+		if (has_access_acl(file ? fd : -1, real[0] ? real : "/")) {
+			snprintf(why, wlen, "root loads no BPF object that another user could have "
+				 "written: %s has an access ACL, which may let other users write it; "
+				 "remove it (setfacl -b) or set tcp_rto_bpf= in plugstack.conf",
+				 real[0] ? real : "/");
 			return -1;
 		}
 		group_w = (st.st_mode & S_IWGRP) && st.st_gid != 0;
@@ -636,12 +678,67 @@ static unsigned int loaded_hz(struct bpf_object *obj)
 	return hz && size >= sizeof(*hz) ? *hz : 0;
 }
 
+/* The most bytes a floor object may have (ours is a few KiB; its BTF some more). */
+#define OBJECT_MOST (16 * 1024 * 1024)
+
+/*
+ * The object's bytes, from one descriptor on its resolved path whose file
+ * and directories writable_only_by_root checked: what is checked is what
+ * is loaded. *image: malloc'd. 0, or -1 with why.
+ */
+static int read_checked(const char *object, void **image, size_t *size, char *why, size_t wlen)
+{
+	char real[PATH_MAX];
+	struct stat st;
+	size_t got = 0;
+	char *buf;
+	int fd;
+
+	if (!realpath(object, real)) {
+		snprintf(why, wlen, "its BPF object %s is not on this node (%m)", object);
+		return -1;
+	}
+	fd = open(real, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		snprintf(why, wlen, "cannot open its BPF object %s: %m", real);
+		return -1;
+	}
+	if (writable_only_by_root(fd, real, why, wlen) < 0 || fstat(fd, &st) != 0) {
+		close(fd);
+		return -1;
+	}
+	if (st.st_size <= 0 || st.st_size > OBJECT_MOST || !(buf = malloc((size_t)st.st_size))) {
+		snprintf(why, wlen, "its BPF object %s is %lld bytes, not a floor program's "
+			 "(1 to %d)", real, (long long)st.st_size, OBJECT_MOST);
+		close(fd);
+		return -1;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (n <= 0) {
+			snprintf(why, wlen, "cannot read its BPF object %s: %s", real,
+				 n < 0 ? strerror(errno) : "shorter than it was");
+			free(buf);
+			close(fd);
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	*image = buf;
+	*size = got;
+	return 0;
+}
+
 int ibnet_bpf_floor_load(struct ibnet_bpf_floor *f, const char *object, unsigned long floor_us,
 			 char *why, size_t wlen)
 {
 	struct bpf_object *obj;
 	struct bpf_map *config;
 	__u32 key = 0, value = (__u32)floor_us;
+	void *image = NULL;
+	size_t size = 0;
 	int err;
 
 	memset(f, 0, sizeof(*f));
@@ -653,12 +750,17 @@ int ibnet_bpf_floor_load(struct ibnet_bpf_floor *f, const char *object, unsigned
 	if (libbpf_open(why, wlen) < 0)
 		return -1;
 	lib.libbpf_set_print(keep_warning);
-	if (writable_only_by_root(object, why, wlen) < 0)
+	if (read_checked(object, &image, &size, why, wlen) < 0)
 		return -1;
-	obj = lib.bpf_object__open_file(object, NULL);
-	if (!obj) {
-		snprintf(why, wlen, "libbpf cannot open %s: %m%s%s", object,
+	{
+		LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = PROG_NAME);
+
+		obj = lib.bpf_object__open_mem(image, size, &opts);
+	}
+	if (libbpf_failed(obj, &err)) {
+		snprintf(why, wlen, "libbpf cannot open %s: %s%s%s", object, strerror(err),
 			 libbpf_said[0] ? ": " : "", libbpf_said);
+		free(image);
 		return -1;
 	}
 	err = lib.bpf_object__load(obj);
@@ -667,6 +769,7 @@ int ibnet_bpf_floor_load(struct ibnet_bpf_floor *f, const char *object, unsigned
 			 strerror(-err), -err == EPERM ? " (loading needs CAP_BPF: root)" : "",
 			 libbpf_said[0] ? ": " : "", libbpf_said);
 		lib.bpf_object__close(obj);
+		free(image);
 		return -1;
 	}
 	f->hz = loaded_hz(obj);
@@ -678,15 +781,18 @@ int ibnet_bpf_floor_load(struct ibnet_bpf_floor *f, const char *object, unsigned
 		snprintf(why, wlen, "%s is not spank-ibnet's floor program (no %s, %s or %s)",
 			 object, PROG_NAME, MAP_CONFIG, MAP_COUNTS);
 		lib.bpf_object__close(obj);
+		free(image);
 		return -1;
 	}
 	err = lib.bpf_map__update_elem(config, &key, sizeof(key), &value, sizeof(value), BPF_ANY);
 	if (err) {
 		snprintf(why, wlen, "cannot write the floor into the BPF program: %s", strerror(-err));
 		lib.bpf_object__close(obj);
+		free(image);
 		return -1;
 	}
 	f->obj = obj;
+	f->image = image;
 	f->floor_us = floor_us;
 	return 0;
 }
@@ -702,12 +808,12 @@ static int attach_to(struct ibnet_bpf_floor *f, struct bpf_program *prog, char *
 		snprintf(why, wlen, "cannot open the step's cgroup %s: %m", f->cgroup);
 		return -1;
 	}
+	errno = 0;
 	link = lib.bpf_program__attach_cgroup(prog, fd);
-	err = -errno;
 	close(fd);	/* the link holds the cgroup */
-	if (!link) {
+	if (libbpf_failed(link, &err)) {
 		snprintf(why, wlen, "cannot attach the BPF program to %s: %s%s%s", f->cgroup,
-			 strerror(-err), libbpf_said[0] ? ": " : "", libbpf_said);
+			 strerror(err), libbpf_said[0] ? ": " : "", libbpf_said);
 		return -1;
 	}
 	f->link = link;
@@ -836,6 +942,7 @@ void ibnet_bpf_floor_stop(struct ibnet_bpf_floor *f, char *note, size_t nlen)
 		lib.bpf_link__destroy(f->link);
 	if (f->obj)
 		lib.bpf_object__close(f->obj);
+	free(f->image);
 	if (f->cgroup[0] && !f->slurms)
 		remove_cgroup(f->cgroup, f->mount, note, nlen);
 	memset(f, 0, sizeof(*f));

@@ -46,6 +46,7 @@
 
 struct ibnet_bpf_floor {
 	void *obj;			/* struct bpf_object *, loaded; NULL: none */
+	void *image;			/* the object file's bytes obj was opened from (freed with it) */
 	void *link;			/* struct bpf_link *, attached; NULL: none */
 	unsigned long floor_us;		/* as the kernel takes it (ibnet_tcp_floor_rule.h) */
 	unsigned int hz;		/* the kernel's CONFIG_HZ, 0 unknown (not rounded) */

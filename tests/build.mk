@@ -146,6 +146,16 @@ $(B)/tests/a2a_f08.%: tests/programs/a2a_f08.f90
 $(B)/tests/libhide-rto-min.so: tests/programs/hide_rto_min.c
 	mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) -O2 -fPIC -shared -o $@ $< -ldl
+# A symbolic link swapped between the BPF loader's check and its open (tests/unit/tcp-floor-bpf.bats).
+programs: $(if $(filter yes,$(WITH_BPF)),$(B)/tests/libswap-on-realpath.so)
+$(B)/tests/libswap-on-realpath.so: tests/programs/swap_on_realpath.c
+	mkdir -p $(B)/tests
+	$(CC) -std=gnu11 $(WARN) -O2 -fPIC -shared -o $@ $< -ldl
+# A libbpf.so.1 that fails with error pointers, as libbpf 0.8 does (tests/unit/tcp-floor-bpf.bats).
+programs: $(if $(filter yes,$(WITH_BPF)),$(B)/tests/fake-libbpf/libbpf.so.1)
+$(B)/tests/fake-libbpf/libbpf.so.1: tests/programs/fake_libbpf.c
+	mkdir -p $(B)/tests/fake-libbpf
+	$(CC) -std=gnu11 $(WARN) -O2 -fPIC -shared -Wl,-soname,libbpf.so.1 -o $@ $<
 # The plugin's tally directory, made and collected as the plugin does (tests/unit/tally.bats).
 programs: $(B)/tests/tally_dir
 $(B)/tests/tally_dir: tests/programs/tally_dir.c $(SRC)/ibnet_tally.c $(SRC)/ibnet_tally.h \

@@ -348,3 +348,55 @@ PAIR="python3 \$REPO/tests/programs/tcp_lossy_pair.py 20 1000 10"
 	[ $(( (ours - kernel) * (ours - kernel) * 100 )) -le $(( kernel * kernel )) ]
 	[ "$retrans" -ge "$ours" ]
 }
+
+@test "root loads the very file it checked: a symbolic link swapped to a user's file between the check and the open changes nothing (issue 50)" {
+	local mine=$CG2_DIR/root users=$CG2_DIR/users
+	mkdir "$mine" "$users"
+	chmod 0777 "$users"	# a directory any user writes: the link lives there
+	cp "$OBJ" "$mine/floor.o"
+	printf 'a user'"'"'s file, not an ELF object\n' > "$users/theirs.o"
+	chown 65534 "$users/theirs.o"
+	ln -s "$mine/floor.o" "$users/floor.o"
+	run in_ns "LD_PRELOAD=$BUILD/tests/libswap-on-realpath.so SWAP_LINK=$users/floor.o SWAP_TO=$users/theirs.o \$RUN $users/floor.o 10000 job_908.step_0 -- true"
+	assert_success
+	# The swap did happen (else the test proves nothing), and root loaded its own file.
+	assert_line --partial "swap_on_realpath: $users/floor.o now points at $users/theirs.o"
+	assert_equal "$(readlink "$users/floor.o")" "$users/theirs.o"
+	assert_line --regexp '^floor: [0-9]+ '
+	refute_output --partial 'libbpf cannot open'
+	assert_line 'stopped: detached, cgroup removed'
+	# Asked again, the link now names the user's file: refused, not loaded.
+	run in_ns "\$RUN $users/floor.o 10000 job_908.step_0 -- true"
+	assert_failure 3
+	assert_output --partial "$users/theirs.o is not owned by root (owner 65534"
+	rm -rf "$mine" "$users"
+}
+
+@test "an access ACL that lets another user write root's object or its directory refuses it, naming the file (issue 50)" {
+	local mine=$CG2_DIR/acl
+	mkdir "$mine"
+	cp "$OBJ" "$mine/floor.o"
+	chmod 0644 "$mine/floor.o"
+	# user:nobody:rw- as the kernel stores it (setfacl -m u:nobody:rw): version 2;
+	# USER_OBJ rw, USER 65534 rw, GROUP_OBJ r, MASK rw, OTHER r.
+	python3 -c '
+import os, struct, sys
+e = [(1, 6, 0xffffffff), (2, 6, 65534), (4, 4, 0xffffffff), (0x10, 6, 0xffffffff), (0x20, 4, 0xffffffff)]
+os.setxattr(sys.argv[1], "system.posix_acl_access", struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *x) for x in e))
+' "$mine/floor.o" 2>/dev/null || skip "this file system takes no POSIX ACL"
+	run in_ns "\$RUN $mine/floor.o 10000 job_909.step_0 -- true"
+	assert_failure 3
+	assert_output --partial "root loads no BPF object that another user could have written: $mine/floor.o has an access ACL, which may let other users write it"
+	rm -rf "$mine"
+}
+
+@test "a libbpf that fails with error pointers (0.8 without strict mode) is a refusal with its reason, not a crash (issue 50)" {
+	local fake=$BUILD/tests/fake-libbpf
+	run in_ns "FAKE_LIBBPF_FAIL=open LD_LIBRARY_PATH=$fake \$RUN \$OBJ 10000 job_910.step_0 -- true"
+	assert_failure 3
+	assert_output --partial "libbpf cannot open $OBJ: Invalid argument"
+	run in_ns "FAKE_LIBBPF_FAIL=attach LD_LIBRARY_PATH=$fake \$RUN \$OBJ 10000 job_910.step_0 -- true"
+	refute_output --regexp '^cgroup: '
+	assert_output --partial "cannot attach the BPF program to"
+	assert_output --partial "Operation not permitted"
+}
