@@ -664,7 +664,10 @@ int choice_done(struct comm_info *ci)
 	was_chosen = c->chosen;
 	if (p.watch) {
 		choice_watched(c, &f);
-		chosen(ci, cls);	/* the next watch from now; said again if looked again */
+		/* Still chosen: the next watch from now. Looked at again: the
+		 * report keeps the last verdict until the trials give a new one. */
+		if (c->chosen)
+			chosen(ci, cls);
 	} else {
 		choice_measured(c, p.way, &f);
 		if (c->chosen && !was_chosen)

@@ -38,12 +38,13 @@ setup() {
 	EXTRA=SLURM_IBNET_ALLTOALL_WINDOW_MAX=16k THRESHOLD=16k run ompi 4 1 "$BUILD/tests/a2a_bench" 0.3 65536 1048576
 	assert_success
 	assert_line --regexp '^RESULT size=65536 ranks=4 '
-	# 4 paced and 3 of the MPI's own on trial per size, then the MPI's own.
-	assert_line --regexp "^spank-ibnet alltoall: rank 0: MPI_Alltoall: [0-9]+ calls: 8 paced, 6 the MPI's own on trial, [1-9][0-9]* the MPI's own measured faster$"
-	assert_line --regexp "^spank-ibnet alltoall: rank 0: route by measurement: blocks of 64 KiB to 128 KiB: own [0-9.]+ ms, paced [0-9.]+ ms \(best of each\): the MPI's own \(no loss, no slower\); 7 calls on trial, 1 look$"
-	assert_line --regexp "^spank-ibnet alltoall: rank 0: route by measurement: blocks of 1 MiB to 2 MiB: own [0-9.]+ ms, paced [0-9.]+ ms \(best of each\): the MPI's own \(no loss, no slower\); 7 calls on trial, 1 look$"
-	# Every rank took the same routes.
-	[ "$(grep -c "^spank-ibnet alltoall: rank [0-3]: MPI_Alltoall: [0-9]* calls: 8 paced, 6 the MPI's own on trial, " <<<"$output")" -eq 4 ]
+	# 4 paced and 3 of the MPI's own on trial per size, then the MPI's own (a
+	# loaded machine may look again: more trials, the same verdict).
+	assert_line --regexp "^spank-ibnet alltoall: rank 0: MPI_Alltoall: [0-9]+ calls: [1-9][0-9]* paced, [1-9][0-9]* the MPI's own on trial, [1-9][0-9]* the MPI's own measured faster$"
+	assert_line --regexp "^spank-ibnet alltoall: rank 0: route by measurement: blocks of 64 KiB to 128 KiB: own [0-9.]+ ms, paced [0-9.]+ ms \(best of each\): the MPI's own \(no loss, no slower\); [0-9]+ calls on trial, [0-9]+ looks?$"
+	assert_line --regexp "^spank-ibnet alltoall: rank 0: route by measurement: blocks of 1 MiB to 2 MiB: own [0-9.]+ ms, paced [0-9.]+ ms \(best of each\): the MPI's own \(no loss, no slower\); [0-9]+ calls on trial, [0-9]+ looks?$"
+	# Every rank took the same routes, call for call.
+	[ "$(grep "^spank-ibnet alltoall: rank [0-3]: MPI_Alltoall: " <<<"$output" | sed 's/rank [0-3]//' | sort -u | wc -l)" -eq 1 ]
 	# Pinned: every call paced, nothing measured.
 	EXTRA=SLURM_IBNET_ALLTOALL_MEASURE=0 THRESHOLD=16k run ompi 4 1 "$BUILD/tests/a2a_bench" 0.05 1048576
 	assert_success
@@ -56,7 +57,7 @@ setup() {
 	EXTRA=SLURM_IBNET_ALLTOALL_WINDOW_MAX=16k THRESHOLD=16k run mpich 4 1 "$BUILD/tests/a2a_bench.mpich" 3 65536
 	assert_success
 	assert_line --regexp '^RESULT size=65536 ranks=4 '
-	assert_line --regexp "^spank-ibnet alltoall: rank 0: route by measurement: blocks of 64 KiB to 128 KiB: own [0-9.]+ ms, paced [0-9.]+ ms \\(best of each\\): .*; 7 calls on trial, 1 look$"
+	assert_line --regexp "^spank-ibnet alltoall: rank 0: route by measurement: blocks of 64 KiB to 128 KiB: own [0-9.]+ ms, paced [0-9.]+ ms \\(best of each\\): .*; [0-9]+ calls on trial, [0-9]+ looks?$"
 	# Whatever was chosen, every rank chose it and counted the same calls.
 	[ "$(grep "^spank-ibnet alltoall: rank [0-3]: MPI_Alltoall: " <<<"$output" | sed 's/rank [0-3]//' | sort -u | wc -l)" -eq 1 ]
 	[ "$(grep "^spank-ibnet alltoall: rank [0-3]: route by measurement: " <<<"$output" | sed 's/rank [0-3]//; s/own [0-9.]* ms, paced [0-9.]* ms//' | sort -u | wc -l)" -eq 1 ]
