@@ -13,16 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
-char *realpath(const char *path, char *resolved)
+/* After path resolved to r: the swap, once. */
+static void swap_after(const char *path, const char *r)
 {
-	static char *(*next)(const char *, char *);
 	static int swapped;
 	const char *link = getenv("SWAP_LINK"), *to = getenv("SWAP_TO");
-	char *r, tmp[4096];
+	char tmp[4096];
 
-	if (!next)
-		next = (char *(*)(const char *, char *))dlsym(RTLD_NEXT, "realpath");
-	r = next(path, resolved);
 	if (r && link && to && !swapped && !strcmp(path, link)) {
 		swapped = 1;
 		snprintf(tmp, sizeof(tmp), "%s.swap", link);
@@ -30,5 +27,29 @@ char *realpath(const char *path, char *resolved)
 		if (symlink(to, tmp) == 0 && rename(tmp, link) == 0)
 			fprintf(stderr, "swap_on_realpath: %s now points at %s\n", link, to);
 	}
+}
+
+char *realpath(const char *path, char *resolved)
+{
+	static char *(*next)(const char *, char *);
+	char *r;
+
+	if (!next)
+		next = (char *(*)(const char *, char *))dlsym(RTLD_NEXT, "realpath");
+	r = next(path, resolved);
+	swap_after(path, r);
+	return r;
+}
+
+/* What a caller built with _FORTIFY_SOURCE calls instead, where the buffer's size is known. */
+char *__realpath_chk(const char *path, char *resolved, size_t len)
+{
+	static char *(*next)(const char *, char *, size_t);
+	char *r;
+
+	if (!next)
+		next = (char *(*)(const char *, char *, size_t))dlsym(RTLD_NEXT, "__realpath_chk");
+	r = next(path, resolved, len);
+	swap_after(path, r);
 	return r;
 }
