@@ -35,14 +35,13 @@ const char *const window_reason_text[WINDOW_REASONS] = {
  * 16 KiB received 587-880 Mbit/s (2 cores), and the growth to 32 KiB that
  * 0.7 let through overflowed the port (a 10-call job's report: loss
  * ceiling 32 KiB, 402 drops with one trial of the MPI's own), and on the
- * fake 100 Mbit/s port of 24 KB whose hosts
- * carry 70% it would overflow too. The route by measurement, not the
- * window, answers fast ports.
+ * fake 100 Mbit/s port of 24 KB whose hosts carry 70% it would overflow
+ * too. The route by measurement, not the window, answers fast ports.
  */
 #define WINDOW_BUSY_SHARE 0.5
 /*
  * A call that lost packets but received at least this share of the best
- * call at the same window lost no time to it (no timeout: fast recovery, a
+ * loss-free call at the same window lost no time to it (no timeout: fast recovery, a
  * busy host's spurious retransmissions). At a window that already carried
  * calls without loss it is counted, and the window held, not backed off
  * (issue 48: on 16 cores such calls walked the window down to 16 KiB on
@@ -185,7 +184,6 @@ static bool bought_nothing(struct window_ctl *c, double delivered, double best)
 {
 	if (c->rate <= 0)
 		return false;
-	/* The first call at a grown window against the best at the old one. */
 	/* The best call at a grown window (WINDOW_SAMPLES of them) against the
 	 * best at the old one: a single slow call on a busy host undid a growth
 	 * for good before issue 48. */
@@ -281,11 +279,11 @@ unsigned long window_ctl_update(struct window_ctl *c, const struct window_sample
 		c->reason = WINDOW_NOT_FILLED;
 	} else if (c->rate > 0 && best >= c->rate * WINDOW_BUSY_SHARE) {
 		c->reason = WINDOW_WIRE_BUSY;
-	}
-	else if (c->rate > 0 && c->here_n < WINDOW_SAMPLES)
+	} else if (c->rate > 0 && c->here_n < WINDOW_SAMPLES) {
 		c->reason = WINDOW_SAMPLING;	/* too few calls at this window to judge */
-	else if (!bought_nothing(c, s->delivered, best))
+	} else if (!bought_nothing(c, s->delivered, best)) {
 		grow(c);
+	}
 	if (c->reason != WINDOW_GREW && c->reason != WINDOW_SAMPLING)
 		c->grew_from = 0;
 	if (!lossy && s->delivered > c->here_clean)
