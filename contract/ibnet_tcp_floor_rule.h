@@ -23,8 +23,15 @@ static inline unsigned int ibnet_floor_as_kernel_takes(unsigned int want_us, uns
 	jiffies = ((unsigned long long)want_us * hz + 999999ull) / 1000000ull;
 	if (jiffies < IBNET_FLOOR_LEAST_JIFFIES)
 		jiffies = IBNET_FLOOR_LEAST_JIFFIES;
-	/* The least microseconds that are that many jiffies. */
-	return (unsigned int)((jiffies * 1000000ull + hz - 1) / hz);
+	/*
+	 * The most microseconds that are still that many jiffies (the kernel
+	 * rounds up): at an HZ that does not divide a million (300), the least
+	 * microseconds at or above them, 13,334 for 4 jiffies, were 4.0002
+	 * jiffies, so the program, applying this rule again, set 5 and the
+	 * kernel took 16.7 ms for 12 ms asked (issue 50). Applied twice, this
+	 * gives what it gave once.
+	 */
+	return (unsigned int)(jiffies * 1000000ull / hz);
 }
 
 #endif

@@ -156,6 +156,11 @@ programs: $(if $(filter yes,$(WITH_BPF)),$(B)/tests/fake-libbpf/libbpf.so.1)
 $(B)/tests/fake-libbpf/libbpf.so.1: tests/programs/fake_libbpf.c
 	mkdir -p $(B)/tests/fake-libbpf
 	$(CC) -std=gnu11 $(WARN) -O2 -fPIC -shared -Wl,-soname,libbpf.so.1 -o $@ $<
+# The BPF floor's rounding against the kernel's (tests/unit/tcp-floor.bats): no BPF, no MPI.
+programs: $(B)/tests/floor_rule
+$(B)/tests/floor_rule: tests/programs/floor_rule.c $(CONTRACT)/ibnet_tcp_floor_rule.h
+	mkdir -p $(B)/tests
+	$(CC) -std=gnu11 $(WARN) -O2 -I$(CONTRACT) -o $@ tests/programs/floor_rule.c
 # The plugin's tally directory, made and collected as the plugin does (tests/unit/tally.bats).
 programs: $(B)/tests/tally_dir
 $(B)/tests/tally_dir: tests/programs/tally_dir.c $(SRC)/ibnet_tally.c $(SRC)/ibnet_tally.h \

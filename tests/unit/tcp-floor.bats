@@ -210,3 +210,9 @@ print("client=%d accepted=%d" % (rto(c), rto(s)))'
 	assert_failure
 	assert_output --partial 'tcp_rto_min_least=off: the least floor a job may ask for is a time'
 }
+
+@test "the BPF floor's rounding is the kernel's: every request 1-200 ms at HZ 100, 250, 300, 1000 and 1024 is whole jiffies the kernel keeps, and the rule applied twice changes nothing (issue 50: 12 ms at HZ=300 became 20 ms)" {
+	run "$BUILD/tests/floor_rule"
+	assert_success
+	assert_line 'RULE ok'
+}
