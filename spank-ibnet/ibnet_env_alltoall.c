@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ibnet_job_vars.h"
+#include "ibnet_request.h"
 
 static const char *planner_lookup(void *ctx, const char *name)
 {
@@ -134,6 +135,18 @@ int plan_rto_floor(struct planner *pl, const struct ibnet_config *cfg,
 			snprintf(value, sizeof(value), "off");
 		planner_put_bookkeeping(pl, false, IBNET_RTO_ENV_ASK, value);
 	}
+	/*
+	 * A job's own value stands, but within the same bounds as one asked for:
+	 * the preload sets whatever it says on every socket, so one under the
+	 * site's least passed where the option was refused (issue 50: 10ms
+	 * asked, SLURM_IBNET_TCP_RTO_MIN_US=3000 kept under a least of 5ms).
+	 */
+	if (user && ibnet_rto_parse_us(user, &us, msg, sizeof(msg)) < 0) {
+		ibnet_err_set(err, IBNET_PREFIX "%s", msg);
+		return -1;
+	}
+	if (user && ibnet_rto_check_least(cfg, us, IBNET_RTO_ENV_US, err) < 0)
+		return -1;
 	if (!job->tcp_rto_min_us)
 		return 0;
 	if (!job->tcp_rto_floor_us || job->tcp_rto_tier == IBNET_FLOOR_NONE) {
@@ -145,13 +158,8 @@ int plan_rto_floor(struct planner *pl, const struct ibnet_config *cfg,
 		return 0;
 	}
 	*floor = job->tcp_rto_tier == IBNET_FLOOR_SOCKOPT;
-	if (user) {
-		if (ibnet_rto_parse_us(user, &us, msg, sizeof(msg)) < 0) {
-			ibnet_err_set(err, IBNET_PREFIX "%s", msg);
-			return -1;
-		}
-		return 0;
-	}
+	if (user)
+		return 0;	/* checked above */
 	snprintf(value, sizeof(value), "%lu", job->tcp_rto_floor_us);
 	planner_set_managed(pl, IBNET_RTO_ENV_US, value);
 	return 0;

@@ -216,3 +216,13 @@ print("client=%d accepted=%d" % (rto(c), rto(s)))'
 	assert_success
 	assert_line 'RULE ok'
 }
+
+@test "a job's own SLURM_IBNET_TCP_RTO_MIN_US under the site's least is refused, naming it, though the floor asked was allowed (issue 50)" {
+	SLURM_IBNET_TCP_RTO_MIN_US=3000 run "$IBNET_HOSTS" --config "tcp_rto_min_least=5ms" --env --transport=tcp --iface lo --tcp-rto-min=10ms --nodelist c1-1
+	assert_failure
+	assert_output --partial "spank-ibnet: SLURM_IBNET_TCP_RTO_MIN_US: a retransmission floor of 3000us is below this site's least, 5000us (plugstack.conf tcp_rto_min_least)"
+	# At the least it stands, as the job's own value.
+	SLURM_IBNET_TCP_RTO_MIN_US=5000 run "$IBNET_HOSTS" --config "tcp_rto_min_least=5ms" --env --transport=tcp --iface lo --tcp-rto-min=10ms --nodelist c1-1
+	assert_success
+	refute_output --partial "below this site's least"
+}
