@@ -2,7 +2,8 @@
 /*
  * ibnet_a2a_comm.h - what the paced scheme keeps per communicator (struct
  * comm_info, made by ibnet_a2a_layout.c) and the limits every exchange
- * keeps to. The ground floor of the paced build: it names no other part.
+ * keeps to. The ground floor of the paced build: it names no other part
+ * but the two rules below it, the window's and the route's (no MPI).
  */
 #ifndef IBNET_A2A_COMM_H
 #define IBNET_A2A_COMM_H

@@ -8,6 +8,7 @@
  *
  * The parts, from the bottom up (each includes only those below it):
  *   ibnet_a2a_window.c    the window's controller (no MPI)
+ *   ibnet_a2a_choice.c    the route by measurement's rule (no MPI)
  *   ibnet_a2a_netstat.c   the node's loss feed (no MPI; the model links its own)
  *   ibnet_a2a_comm.h      what is kept per communicator
  *   ibnet_a2a_state.c     this: settings, hooks, say, failures
