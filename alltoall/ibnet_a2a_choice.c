@@ -135,14 +135,19 @@ void choice_watched(struct choice_class *c, const struct choice_figures *f)
 		begin_look(c);
 }
 
+/* Each verdict's words; %g: the rule's constant, where it has one (once). */
 static const char *const why_text[CHOICE_WHYS] = {
 	[CHOICE_WHY_NONE] = "on trial",
 	[CHOICE_WHY_OWN_FASTER] = "the MPI's own (no loss, no slower)",
 	[CHOICE_WHY_PACED_FASTER] = "paced (the MPI's own took longer)",
 	[CHOICE_WHY_OWN_LOST] = "paced (the MPI's own lost packets)",
 	[CHOICE_WHY_OWN_LOST_FASTER] = "the MPI's own (it lost packets, but paced took "
-				       "more than 1.5x as long)",
-	[CHOICE_WHY_AT_LINK] = "paced (it ran within 1.3x of the link's bound)",
+				       "more than %gx as long)",
+	[CHOICE_WHY_AT_LINK] = "paced (it ran within %gx of the link's bound)",
+};
+static const double why_constant[CHOICE_WHYS] = {
+	[CHOICE_WHY_OWN_LOST_FASTER] = CHOICE_LOSS_TOLERANCE,
+	[CHOICE_WHY_AT_LINK] = CHOICE_NEAR_BOUND,
 };
 
 static int way_text(const struct choice_class *c, enum choice_way w, char *out, size_t len)
@@ -158,14 +163,15 @@ static int way_text(const struct choice_class *c, enum choice_way w, char *out, 
 
 void choice_describe(const struct choice_class *c, int cls, char *out, size_t len)
 {
-	char size[24], next[24], own[80], paced[80];
+	char size[24], next[24], own[80], paced[80], why[120];
+	enum choice_why w = c->chosen ? c->why : CHOICE_WHY_NONE;
 
 	ibnet_a2a_bytes_text(cls >= 0 && cls < 62 ? 1ul << cls : 0, size, sizeof(size));
 	ibnet_a2a_bytes_text(cls >= 0 && cls < 62 ? 2ul << cls : 0, next, sizeof(next));
 	way_text(c, CHOICE_OWN, own, sizeof(own));
 	way_text(c, CHOICE_PACED, paced, sizeof(paced));
+	snprintf(why, sizeof(why), why_text[w], why_constant[w]);
 	snprintf(out, len, "blocks of %s to %s: own %s, paced %s (best of each): %s; %lu "
-		 "call%s on trial, %lu look%s", size, next, own, paced,
-		 why_text[c->chosen ? c->why : CHOICE_WHY_NONE], c->trial_calls,
+		 "call%s on trial, %lu look%s", size, next, own, paced, why, c->trial_calls,
 		 c->trial_calls == 1 ? "" : "s", c->looks, c->looks == 1 ? "" : "s");
 }

@@ -42,8 +42,8 @@
  *      the best trial in CHOICE_SLOW_WATCHES watches in a row, begins the
  *      trials again (so the choice follows a switch that starts to lose
  *      within CHOICE_WATCH_CALLS calls of the MPI's own, then
- *      CHOICE_SAMPLES paced ones and one of the MPI's own). With paced chosen, the MPI's own is tried
- *      again once the paced calls since have taken CHOICE_RELOOK_COST times
+ *      CHOICE_SAMPLES paced ones and one of the MPI's own). With paced
+ *      chosen, the MPI's own is tried again once the paced calls since have taken CHOICE_RELOOK_COST times
  *      what one own call did (a look costs at most 1/CHOICE_RELOOK_COST of
  *      the time), no sooner than CHOICE_RELOOK_LEAST calls and no later than
  *      CHOICE_RELOOK_MOST.
@@ -134,8 +134,8 @@ void choice_measured(struct choice_class *c, enum choice_way way, const struct c
 /* A watch's figures (plan.watch_end), agreed, per call: may begin the trials again. */
 void choice_watched(struct choice_class *c, const struct choice_figures *f);
 
-/* One sentence: "blocks of 1 MiB to 2 MiB: own 1.40 ms, paced 2.20 ms (best of each): the
- * MPI's own (no loss, no slower); 11 calls on trial, 1 look". */
+/* One sentence: "blocks of 1 MiB to 2 MiB: own 1.58 ms, paced 5.21 ms (best of each): the
+ * MPI's own (no loss, no slower); 7 calls on trial, 1 look". */
 void choice_describe(const struct choice_class *c, int cls, char *out, size_t len);
 
 #endif

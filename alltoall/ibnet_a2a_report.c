@@ -49,12 +49,12 @@ static unsigned long calls_of(enum kind k)
 
 /*
  * The last choice of each size class, on whichever communicator made it
- * (ibnet_a2a_route.c): its figures for the report, its route for the tally.
- * Rare (a class's look), so a lock.
+ * (ibnet_a2a_route.c): its figures for the report, its route for the tally;
+ * a class never chosen is all zero (chosen false). Rare (a class's look),
+ * so a lock.
  */
 static pthread_mutex_t choices_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct choice_class choices[CHOICE_CLASSES];
-static bool choice_made[CHOICE_CLASSES];
 
 void report_choice(const struct choice_class *c, int cls)
 {
@@ -62,7 +62,6 @@ void report_choice(const struct choice_class *c, int cls)
 		return;
 	pthread_mutex_lock(&choices_lock);
 	choices[cls] = *c;
-	choice_made[cls] = true;
 	pthread_mutex_unlock(&choices_lock);
 }
 
@@ -119,7 +118,7 @@ static void print_report(void)
 	for (k = 0; k < CHOICE_CLASSES; k++) {
 		char sentence[400];
 
-		if (!choice_made[k])
+		if (!choices[k].chosen)
 			continue;
 		choice_describe(&choices[k], k, sentence, sizeof(sentence));
 		snprintf(line, sizeof(line), "rank %d: route by measurement: %s", world_rank,
@@ -163,7 +162,7 @@ static void write_tally(const char *dir)
 	for (k = 0; k < CHOICE_CLASSES; k++) {
 		char size[24];
 
-		if (!choice_made[k] || !choices[k].chosen)
+		if (!choices[k].chosen)
 			continue;
 		ibnet_a2a_bytes_text(1ul << k, size, sizeof(size));
 		fprintf(f, "%s\t%s %s\t1\n", IBNET_A2A_TALLY_CHOICE_KIND, size,

@@ -68,7 +68,7 @@ void a2a_at_finalize(void);
 /* The node's tally at exit, and the report where MPI_Finalize did not say
  * it (registered with atexit). */
 void a2a_at_exit(void);
-/* A class's route chosen (ibnet_a2a_route.c): kept for the report and the tally. */
+/* A class's route chosen (ibnet_a2a_route.c; c->chosen): kept for the report and the tally. */
 struct choice_class;
 void report_choice(const struct choice_class *c, int cls);
 /* The report's line on a window shared across communicators. */

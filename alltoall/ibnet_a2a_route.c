@@ -195,9 +195,10 @@ static enum route size_route(struct comm_info *ci, unsigned long block_bytes,
 }
 
 /*
- * A planned call that became NO_MEMORY (a node could not make its segments,
- * after the plan was taken): its class is given back as it was, on every
- * rank alike, so that the class measures only calls that ran as planned.
+ * A planned call that became NO_MEMORY (node_route: a node could not make
+ * its segments, after the plan was taken): its class is given back as it
+ * was, on every rank alike, so that the class measures only calls that ran
+ * as planned.
  */
 static void unplan(struct comm_info *ci)
 {
@@ -218,10 +219,12 @@ static int node_route(struct comm_info *ci, unsigned long heaviest, enum route *
 	enum nodes_ready ready = NODES_READY;
 	int rc = nodes_ready(ci, heaviest * (unsigned long)ci->most_local, &ready);
 
-	if (rc == MPI_SUCCESS && ready == NODES_SHORT)
+	if (rc == MPI_SUCCESS && ready == NODES_SHORT) {
 		*route = PACED;
-	else if (rc == MPI_SUCCESS && ready == NODES_FAILED)
+	} else if (rc == MPI_SUCCESS && ready == NODES_FAILED) {
 		*route = NO_MEMORY;
+		unplan(ci);
+	}
 	return rc;
 }
 
@@ -474,21 +477,18 @@ int call_route(enum kind k, MPI_Comm comm, const struct a2a_side *send,
 				size_route(*ci, sbytes, sbytes * (unsigned long)(*ci)->size);
 		if (*route == PACED_NODES)
 			rc = node_route(*ci, sbytes * (unsigned long)(*ci)->size, route);
-		if (*route == NO_MEMORY)
-			unplan(*ci);
 	} else if (*route == PACED) {
 		rc = vector_route(*ci, from, recv, wide, route);
-		if (*route == NO_MEMORY)
-			unplan(*ci);
 	}
 	if (rc != MPI_SUCCESS)
 		return report_failure(comm, rc);
 	count(k, *route);
-	if (*ci && (*ci)->call_planned && (*ci)->call_plan.measure) {
-		(*ci)->call_retrans = node_retransmits();
-		(*ci)->call_started = PMPI_Wtime();
-	} else if (*ci && (*ci)->call_planned && (*ci)->call_plan.watch) {
-		(*ci)->call_started = PMPI_Wtime();
+	/* The call's start, where its class times it (choice_done reads it). */
+	if (*ci && (*ci)->call_planned) {
+		if ((*ci)->call_plan.measure)
+			(*ci)->call_retrans = node_retransmits();
+		if ((*ci)->call_plan.measure || (*ci)->call_plan.watch)
+			(*ci)->call_started = PMPI_Wtime();
 	}
 	return MPI_SUCCESS;
 }

@@ -615,9 +615,11 @@ static bool has_access_acl(int fd, const char *path)
  * from (ibnet_bpf_floor_load): a name checked and then opened again could
  * be swapped in between (issue 50: a symbolic link in a directory a user
  * writes, swapped in a loop, had root load the user's object). real: the
- * path fd was opened on, symbolic links resolved. 0, or -1 with why.
+ * path fd was opened on, symbolic links resolved; *file_st: the file's
+ * stat, as checked. 0, or -1 with why.
  */
-static int writable_only_by_root(int fd, const char *real_path, char *why, size_t wlen)
+static int writable_only_by_root(int fd, const char *real_path, struct stat *file_st, char *why,
+				 size_t wlen)
 {
 	char real[PATH_MAX], *slash;
 	struct stat st;
@@ -653,6 +655,8 @@ static int writable_only_by_root(int fd, const char *real_path, char *why, size_
 				 (unsigned)(st.st_mode & 07777));
 			return -1;
 		}
+		if (file)
+			*file_st = st;
 		if (!real[0])
 			return 0;	/* "/" checked */
 		slash = strrchr(real, '/');
@@ -689,7 +693,7 @@ static unsigned int loaded_hz(struct bpf_object *obj)
 static int read_checked(const char *object, void **image, size_t *size, char *why, size_t wlen)
 {
 	char real[PATH_MAX];
-	struct stat st;
+	struct stat st = { 0 };	/* writable_only_by_root fills it */
 	size_t got = 0;
 	char *buf;
 	int fd;
@@ -703,7 +707,7 @@ static int read_checked(const char *object, void **image, size_t *size, char *wh
 		snprintf(why, wlen, "cannot open its BPF object %s: %m", real);
 		return -1;
 	}
-	if (writable_only_by_root(fd, real, why, wlen) < 0 || fstat(fd, &st) != 0) {
+	if (writable_only_by_root(fd, real, &st, why, wlen) < 0) {
 		close(fd);
 		return -1;
 	}

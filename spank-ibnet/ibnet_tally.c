@@ -447,25 +447,22 @@ void ibnet_tally_window(const struct ibnet_tally *t, char *buf, size_t len)
 			 "us; %lu call%s with loss", lo, hi, rtt, lost, lost == 1 ? "" : "s");
 }
 
-void ibnet_tally_routes(const struct ibnet_tally *t, char *buf, size_t len)
+void ibnet_tally_routes(const struct ibnet_tally *tally, char *buf, size_t len)
 {
-	int order[IBNET_TALLY_ROWS], count = 0, i, j;
+	struct ibnet_tally sorted = *tally, *t = &sorted;
 	size_t n = 0;
+	int i;
 
 	if (!len)
 		return;
+	/* Each "SIZE own|paced" once, in name order, as ibnet_tally_describe sorts. */
+	qsort(t->row, (size_t)t->rows, sizeof(t->row[0]), row_order);
 	buf[0] = '\0';
-	/* Each "SIZE own|paced" once, in name order (the files come in any order). */
-	for (i = 0; i < t->rows; i++) {
-		if (strcmp(t->row[i].kind, IBNET_A2A_TALLY_CHOICE_KIND))
-			continue;
-		for (j = count++; j > 0 && strcmp(t->row[order[j - 1]].route, t->row[i].route) > 0; j--)
-			order[j] = order[j - 1];
-		order[j] = i;
-	}
-	for (i = 0; i < count && n < len; i++) {
-		const struct ibnet_tally_row *r = &t->row[order[i]];
+	for (i = 0; i < t->rows && n < len; i++) {
+		const struct ibnet_tally_row *r = &t->row[i];
 
+		if (strcmp(r->kind, IBNET_A2A_TALLY_CHOICE_KIND))
+			continue;
 		n += (size_t)snprintf(buf + n, len - n, "%s%s by %lu process%s",
 				      n ? ", " : "route by measurement, blocks from: ", r->route,
 				      r->count, r->count == 1 ? "" : "es");
