@@ -2,17 +2,20 @@
 /*
  * a2a_bench.c - MPI_Alltoall time and per-CPU throughput over message sizes.
  *
- *   a2a_bench SECONDS_PER_SIZE SIZE...
+ *   a2a_bench [--reps LEAST] SECONDS_PER_SIZE SIZE...
  *
  * For each size S (bytes per pair), times MPI_Alltoall repeatedly (each
  * repetition's time is the slowest rank's) until SECONDS_PER_SIZE have
- * passed (at least 3, at most 1000 repetitions), and prints one line:
+ * passed (at least LEAST repetitions, 3 unless given, at most 1000; a test
+ * that needs a number of calls asks for it, since a loaded machine makes
+ * fewer in the same seconds), after one untimed call, and prints one line:
  *   RESULT size=S ranks=N reps=R median=SEC min=SEC max=SEC
  * The throughput per CPU of the GROMACS paper is T = (N-1)S/median.
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -23,19 +26,23 @@ static int cmp_double(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	int rank, size, i;
+	int rank, size, i, first = 1, least = 3;
 	double budget;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	if (argc < 3) {
+	if (argc > 2 && !strcmp(argv[1], "--reps")) {
+		least = atoi(argv[2]);
+		first = 3;
+	}
+	if (argc < first + 2 || least < 1 || least > 1000) {
 		if (rank == 0)
-			fprintf(stderr, "usage: a2a_bench SECONDS_PER_SIZE SIZE...\n");
+			fprintf(stderr, "usage: a2a_bench [--reps LEAST] SECONDS_PER_SIZE SIZE...\n");
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
-	budget = atof(argv[1]);
-	for (i = 2; i < argc; i++) {
+	budget = atof(argv[first]);
+	for (i = first + 1; i < argc; i++) {
 		long bytes = atol(argv[i]);
 		char *send = calloc((size_t)size, (size_t)bytes), *recv = calloc((size_t)size, (size_t)bytes);
 		double times[1000], start, elapsed = 0;
@@ -54,7 +61,7 @@ int main(int argc, char **argv)
 			times[reps++] = t;
 			elapsed = MPI_Wtime() - start;
 			/* Rank 0 decides, so every rank stops after the same repetition. */
-			stop = reps >= 1000 || (reps >= 3 && elapsed >= budget);
+			stop = reps >= 1000 || (reps >= least && elapsed >= budget);
 			MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
 		}
 		if (rank == 0) {

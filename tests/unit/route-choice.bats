@@ -33,9 +33,11 @@ setup() {
 
 # The window held at 16 KiB (alltoall_window_max=16k), so that no call of
 # 64 KiB or 1 MiB per pair fits in it whole and every one reaches the choice.
+# The calls are counted (--reps), not timed: a loaded machine (CI runs three
+# stacks on 2 cores) made 7 calls of a size in 0.3 s, all of them trials.
 @test "in a real program: each size measured on both routes, the MPI's own kept where it was faster, said per size; the same calls as before with SLURM_IBNET_ALLTOALL_MEASURE=0" {
 	needs openmpi
-	EXTRA=SLURM_IBNET_ALLTOALL_WINDOW_MAX=16k THRESHOLD=16k run ompi 4 1 "$BUILD/tests/a2a_bench" 0.3 65536 1048576
+	EXTRA=SLURM_IBNET_ALLTOALL_WINDOW_MAX=16k THRESHOLD=16k run ompi 4 1 "$BUILD/tests/a2a_bench" --reps 10 0.3 65536 1048576
 	assert_success
 	assert_line --regexp '^RESULT size=65536 ranks=4 '
 	# 4 paced and 3 of the MPI's own on trial per size, then the MPI's own (a
@@ -54,7 +56,7 @@ setup() {
 
 @test "in a real MPICH program: each size measured, the same routes on every rank" {
 	needs mpich
-	EXTRA=SLURM_IBNET_ALLTOALL_WINDOW_MAX=16k THRESHOLD=16k run mpich 4 1 "$BUILD/tests/a2a_bench.mpich" 3 65536
+	EXTRA=SLURM_IBNET_ALLTOALL_WINDOW_MAX=16k THRESHOLD=16k run mpich 4 1 "$BUILD/tests/a2a_bench.mpich" --reps 10 3 65536
 	assert_success
 	assert_line --regexp '^RESULT size=65536 ranks=4 '
 	assert_line --regexp "^spank-ibnet alltoall: rank 0: route by measurement: blocks of 64 KiB to 128 KiB: own [0-9.]+ ms, paced [0-9.]+ ms \\(best of each\\): .*; [0-9]+ calls on trial, [0-9]+ looks?$"
@@ -68,7 +70,7 @@ setup() {
 	run ranks timeout 120 mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np 4 \
 		-x LD_PRELOAD="$A2A_TEST" -x SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE=1 -x SLURM_IBNET_ALLTOALL_REPORT=1 \
 		-x SLURM_IBNET_ALLTOALL_THRESHOLD=16k -x SLURM_IBNET_ALLTOALL_WINDOW_MAX=16k \
-		-x SLURM_IBNET_ALLTOALL_MEASURE=yes -- "$BUILD/tests/a2a_bench" 0.3 1048576
+		-x SLURM_IBNET_ALLTOALL_MEASURE=yes -- "$BUILD/tests/a2a_bench" --reps 8 0.3 1048576
 	assert_success
 	assert_line --partial "spank-ibnet alltoall: SLURM_IBNET_ALLTOALL_MEASURE: 'yes' is not 0 or 1; each call's route is chosen by measurement, the default"
 	assert_line --regexp "^spank-ibnet alltoall: rank 0: route by measurement: blocks of 1 MiB to 2 MiB: "
@@ -110,7 +112,7 @@ setup() {
 	run ranks timeout 120 mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np 4 \
 		-x LD_PRELOAD="$A2A_TEST" -x SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE=1 \
 		-x SLURM_IBNET_ALLTOALL_THRESHOLD=16k -x SLURM_IBNET_ALLTOALL_WINDOW_MAX=16k \
-		-x SLURM_IBNET_ALLTOALL_TALLY="$dir" -- "$BUILD/tests/a2a_bench" 0.3 1048576
+		-x SLURM_IBNET_ALLTOALL_TALLY="$dir" -- "$BUILD/tests/a2a_bench" --reps 8 0.3 1048576
 	assert_success
 	assert_line --regexp '^RESULT size=1048576 ranks=4 ' 
 	run "$IBNET_HOSTS" --tally "$dir"
