@@ -32,7 +32,8 @@ struct comm_info {
 	struct node_stage *stage;	/* ibnet_a2a_nodes.c's, made on its first call */
 	int stage_ready;		/* 0 not yet, 1 made on every node, -1 failed on one */
 	unsigned long stage_cap;	/* bytes each node's segments hold (every rank alike) */
-	unsigned long stage_short_at;	/* a node's /dev/shm could not hold this bound (0: none) */
+	unsigned long stage_short_at;	/* a node had no room for this bound (0: none) */
+	bool stage_unshared;		/* a rank could not open its node's segment: never again */
 	int stage_small;		/* node calls in a row within a quarter of stage_cap */
 	/*
 	 * The window every rank of the communicator takes its routes from

@@ -3,7 +3,7 @@
  * ibnet_a2a_nodes.c - the paced exchange node to node (route PACED_NODES),
  * for nodes that hold several ranks:
  *   - A node's ranks copy the blocks they send into one shared segment of the
- *     node (POSIX shared memory, made by the node's first rank), laid out by
+ *     node (shared memory with no name, made by the node's first rank), laid out by
  *     phase, lane, receiving rank, sending rank: what node i sends to node j
  *     on lane s is one contiguous message.
  *   - K lanes per node carry them (K: the fewest ranks any node has, at most
@@ -43,11 +43,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -67,77 +67,164 @@ struct node_stage {
 };
 
 /*
- * How a node's segment came out: made and its pages reserved; short of
- * /dev/shm (node to node takes at most half of what is free there, and the
- * pages must be reserved before they are used: on tmpfs ftruncate reserves
- * nothing, and a copy into a page that cannot be had is a SIGBUS); or failed
+ * How a node's segment came out: made and its pages reserved; not opened
+ * by a rank (the leader's descriptor, read through /proc, was refused it:
+ * a process that is not dumpable, another user namespace), for good; short
+ * of room (see segment_room_allows: the pages must be reserved before they
+ * are used, since a copy into a page that cannot be had is a SIGBUS, and past
+ * the job's memory limit reserving them brings the OOM killer); or failed
  * otherwise. Ordered: a node's outcome is the least of its ranks'.
  */
-enum segment_outcome { SEGMENT_FAILED, SEGMENT_SHORT, SEGMENT_MADE };
+enum segment_outcome { SEGMENT_FAILED, SEGMENT_UNSHARED, SEGMENT_SHORT, SEGMENT_MADE };
 
-/* Where glibc's shm_open makes its files; its free space is the budget. */
+/* The node's shared-memory file system: the site's size for the node's
+ * shared memory, where the MPI's own lives (our segment has no name and
+ * lives outside it, but takes the same pages). */
 #define SHM_DIR "/dev/shm"
+/* Where the cgroup hierarchies are mounted: v2's, and v1's memory
+ * controller's (Slurm's cgroup/v1 plugin, the test cluster's). */
+#define CGROUP_DIR "/sys/fs/cgroup"
+#define CGROUP_V1_MEMORY CGROUP_DIR "/memory"
 
-/*
- * The leader's check of the budget: true when bytes fit in half of what
- * /dev/shm has free (the other half is left to the MPI's own shared memory,
- * to other communicators and to the node's other jobs). Says why not.
- */
-static bool shm_budget_allows(size_t bytes)
+/* The files a memory limit is read from, by cgroup version. */
+struct memory_files {
+	const char *mount, *limit, *usage;
+};
+static const struct memory_files memory_v2 = { CGROUP_DIR, "memory.max", "memory.current" };
+static const struct memory_files memory_v1 = { CGROUP_V1_MEMORY, "memory.limit_in_bytes",
+					       "memory.usage_in_bytes" };
+
+/* The bytes a cgroup file holds, or false; no limit ("max", or v1's
+ * page-rounded LONG_MAX) is ULLONG_MAX. */
+static bool cgroup_number(const char *dir, const char *file, unsigned long long *v)
 {
-	struct statvfs fs;
-	unsigned long long free_bytes;
-	char need[32], have[32], line[320];
+	char path[PATH_MAX], text[32];
+	FILE *f;
+	bool ok;
 
-	if (statvfs(SHM_DIR, &fs) != 0)
-		return true;	/* no /dev/shm to ask: posix_fallocate still guards */
-	free_bytes = (unsigned long long)fs.f_bavail * fs.f_frsize;
-	if (bytes <= free_bytes / 2)
-		return true;
-	ibnet_a2a_bytes_text(bytes, need, sizeof(need));
-	ibnet_a2a_bytes_text((unsigned long)free_bytes, have, sizeof(have));
-	snprintf(line, sizeof(line), "node to node needs a shared segment of %s on this node, "
-		 "but " SHM_DIR " has %s free and node to node takes at most half of it: "
-		 "these calls go pair by pair", need, have);
-	say(line);
-	return false;
+	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path) ||
+	    !(f = fopen(path, "re")))
+		return false;
+	ok = fgets(text, sizeof(text), f) != NULL;
+	fclose(f);
+	if (ok && !strncmp(text, "max", 3))
+		*v = ULLONG_MAX;
+	else if (ok && (ok = sscanf(text, "%llu", v) == 1) && *v >= 1ULL << 62)
+		*v = ULLONG_MAX;
+	return ok;
+}
+
+/* The least room under a limit of the cgroup at path (as /proc/self/cgroup
+ * says it) or any above it, kept in *room and *where where it is less. */
+static void cgroup_walk(const struct memory_files *m, const char *path,
+			unsigned long long *room, char *where, size_t wlen, bool *found)
+{
+	char dir[PATH_MAX], *slash;
+	unsigned long long max, cur, left;
+
+	if (snprintf(dir, sizeof(dir), "%s%s", m->mount, path) >= (int)sizeof(dir))
+		return;
+	dir[strcspn(dir, "\n")] = '\0';
+	/* Up to the mount's top, where no limit is set. */
+	while (strlen(dir) > strlen(m->mount)) {
+		if (cgroup_number(dir, m->limit, &max) && max != ULLONG_MAX &&
+		    cgroup_number(dir, m->usage, &cur)) {
+			left = cur < max ? max - cur : 0;
+			if (!*found || left < *room) {
+				*room = left;
+				snprintf(where, wlen, "%s", dir);
+				*found = true;
+			}
+		}
+		if (!(slash = strrchr(dir, '/')))
+			break;
+		*slash = '\0';
+	}
 }
 
 /*
- * A name for a node's segment that no other user can guess (a name taken
- * first by anyone else would turn node to node off): the leader's pid and
- * 64 random bits. False when the kernel gives no random bits.
+ * The least room left under a memory limit of this process's cgroup or any
+ * above it (Slurm's ConstrainRAMSpace sets the job's and the step's, whose
+ * tasks sit below), in cgroup v2 or v1's memory controller, and the cgroup
+ * that leaves it; false where no limit is set or none can be read.
  */
-static bool segment_name(char *name, size_t len)
+static bool cgroup_room(unsigned long long *room, char *where, size_t wlen)
 {
-	unsigned long long r;
+	char line[PATH_MAX], *controllers, *path, *c, *save;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	bool found = false;
 
-	if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+	if (!f)
 		return false;
-	snprintf(name, len, "/ibnet-a2a.%ld.%016llx", (long)getpid(), r);
+	/* "ID:CONTROLLERS:PATH": v2's is "0::PATH"; v1's memory is one of a list. */
+	while (fgets(line, sizeof(line), f)) {
+		if (!(controllers = strchr(line, ':')) || !(path = strchr(++controllers, ':')))
+			continue;
+		*path++ = '\0';	/* line is "ID:CONTROLLERS" now */
+		if (!strcmp(line, "0:")) {
+			cgroup_walk(&memory_v2, path, room, where, wlen, &found);
+			continue;
+		}
+		for (c = strtok_r(controllers, ",", &save); c; c = strtok_r(NULL, ",", &save))
+			if (!strcmp(c, "memory"))
+				cgroup_walk(&memory_v1, path, room, where, wlen, &found);
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * The leader's check of the room: true when bytes fit in half of what
+ * /dev/shm has free and in half of what the job's memory limit leaves (the
+ * other half to the MPI's own shared memory, the application's growth, other
+ * communicators and the node's other jobs). Says why not.
+ */
+static bool segment_room_allows(size_t bytes)
+{
+	struct statvfs fs;
+	unsigned long long free_bytes, room;
+	char need[32], have[32], where[PATH_MAX], line[PATH_MAX + 320];
+
+	ibnet_a2a_bytes_text(bytes, need, sizeof(need));
+	if (statvfs(SHM_DIR, &fs) == 0 &&
+	    bytes > (free_bytes = (unsigned long long)fs.f_bavail * fs.f_frsize) / 2) {
+		ibnet_a2a_bytes_text((unsigned long)free_bytes, have, sizeof(have));
+		snprintf(line, sizeof(line), "node to node needs a shared segment of %s on this "
+			 "node, but " SHM_DIR " has %s free and node to node takes at most half of "
+			 "it: these calls go pair by pair", need, have);
+		say(line);
+		return false;
+	}
+	if (cgroup_room(&room, where, sizeof(where)) && bytes > room / 2) {
+		ibnet_a2a_bytes_text((unsigned long)room, have, sizeof(have));
+		snprintf(line, sizeof(line), "node to node needs a shared segment of %s on this "
+			 "node, but the job's memory limit leaves %s (in %s) and node "
+			 "to node takes at most half of it: these calls go pair by pair", need,
+			 have, where);
+		say(line);
+		return false;
+	}
 	return true;
 }
 
 /*
- * The leader makes the segment: its name, and its pages reserved. The file
- * descriptor, or -1 with *outcome saying why.
+ * The leader makes the segment: unnamed (memfd), so that nothing of it
+ * outlives the processes that have it open or mapped, however the job ends
+ * (scancel, its time limit, a rank's crash: a named one was left in
+ * /dev/shm when the job ended between its making and its unlinking), and
+ * its pages reserved. The file descriptor, or -1 with *outcome saying why.
  */
-static int segment_make(size_t bytes, char *name, size_t len, enum segment_outcome *outcome)
+static int segment_make(size_t bytes, enum segment_outcome *outcome)
 {
 	char need[32], line[320];
-	int fd = -1, tries, err;
+	int fd, err;
 
 	*outcome = SEGMENT_FAILED;
-	if (!shm_budget_allows(bytes)) {
+	if (!segment_room_allows(bytes)) {
 		*outcome = SEGMENT_SHORT;
 		return -1;
 	}
-	for (tries = 0; fd < 0 && tries < 4; tries++) {
-		if (!segment_name(name, len))
-			return -1;
-		fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);	/* EEXIST: another name */
-	}
-	if (fd < 0)
+	if ((fd = memfd_create("ibnet-a2a", MFD_CLOEXEC)) < 0)
 		return -1;
 	err = ftruncate(fd, (off_t)bytes) != 0 ? errno : posix_fallocate(fd, 0, (off_t)bytes);
 	if (err == 0) {
@@ -147,56 +234,73 @@ static int segment_make(size_t bytes, char *name, size_t len, enum segment_outco
 	if (err == ENOSPC) {
 		ibnet_a2a_bytes_text(bytes, need, sizeof(need));
 		snprintf(line, sizeof(line), "node to node could not reserve a shared segment of "
-			 "%s in " SHM_DIR " on this node (%s): these calls go pair by pair", need,
-			 strerror(err));
+			 "%s on this node (%s): these calls go pair by pair", need, strerror(err));
 		say(line);
 		*outcome = SEGMENT_SHORT;
 	}
 	close(fd);
-	shm_unlink(name);
 	return -1;
 }
 
 /*
+ * A rank's copy of its leader's descriptor: the leader's /proc entry, which
+ * the kernel lets a process of the same user open (the access of a
+ * debugger's reading, not of its attaching, so Yama's ptrace_scope does not
+ * refuse it); no one else can. -1 with a sentence where it cannot.
+ */
+static int segment_open(const char *path)
+{
+	char line[400];
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		snprintf(line, sizeof(line), "node to node could not open its node's shared "
+			 "segment, made by the node's first rank (%s: %s): this communicator's "
+			 "calls go pair by pair", path, strerror(errno));
+		say(line);
+	}
+	return fd;
+}
+
+/*
  * A shared segment of bytes for the ranks of node (collective over it):
- * made by its first rank, mapped by every rank, its name unlinked before
- * this returns, so nothing outlives the processes however they end. NULL
- * on every rank of node if any could not map it (or could not take part:
- * can false), with *outcome the same on every rank of node.
+ * made by its first rank, mapped by every rank; the leader's descriptor
+ * stays open until every rank has its own, then each rank keeps only its
+ * mapping. NULL on every rank of node if any could not map it (or could not
+ * take part: can false), with *outcome the same on every rank of node.
  */
 static void *node_segment(MPI_Comm node, size_t bytes, bool can, enum segment_outcome *outcome)
 {
-	/* The name, or "" and the leader's outcome after it. */
+	/* The leader's descriptor's path, or "" and the leader's outcome after it. */
 	char msg[64] = "";
 	void *p = MAP_FAILED;
 	int lrank = 0, fd = -1, mine, rc;
-	enum segment_outcome made = SEGMENT_FAILED;
+	enum segment_outcome made = SEGMENT_FAILED, opened = SEGMENT_FAILED;
 
 	PMPI_Comm_rank(node, &lrank);
 	if (lrank == 0 && can)
-		fd = segment_make(bytes, msg, sizeof(msg), &made);
-	if (lrank == 0 && fd < 0) {
-		msg[0] = '\0';
+		fd = segment_make(bytes, &made);
+	if (lrank == 0 && fd >= 0)
+		snprintf(msg, sizeof(msg), "/proc/%ld/fd/%d", (long)getpid(), fd);
+	if (lrank == 0 && fd < 0)
 		msg[1] = (char)made;
-	}
 	rc = PMPI_Bcast(msg, sizeof(msg), MPI_CHAR, 0, node);
 	if (rc == MPI_SUCCESS && msg[0] && can) {
-		if (lrank != 0)
-			fd = shm_open(msg, O_RDWR, 0);
+		if (lrank != 0 && (fd = segment_open(msg)) < 0)
+			opened = SEGMENT_UNSHARED;
 		if (fd >= 0)
 			p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	}
-	if (fd >= 0)
-		close(fd);
+	test_die_in_segment(world_rank);
 	if (rc == MPI_SUCCESS && p != MAP_FAILED)
 		mine = SEGMENT_MADE;
 	else if (rc == MPI_SUCCESS && !msg[0] && msg[1] == (char)SEGMENT_SHORT)
 		mine = SEGMENT_SHORT;
 	else
-		mine = SEGMENT_FAILED;
+		mine = opened;
 	rc = PMPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_INT, MPI_MIN, node);
-	if (lrank == 0 && msg[0])
-		shm_unlink(msg);	/* every rank has it open, or has given up */
+	if (fd >= 0)
+		close(fd);	/* every rank has its own, or has given up */
 	*outcome = rc == MPI_SUCCESS ? (enum segment_outcome)mine : SEGMENT_FAILED;
 	if (*outcome != SEGMENT_MADE) {
 		if (p != MAP_FAILED)
@@ -239,9 +343,10 @@ static int lanes_of(const struct comm_info *ci)
  * allreduce while another waited in it would hang both. *ready, on every
  * rank alike:
  *   NODES_READY    the segments hold the call;
- *   NODES_SHORT    a node's /dev/shm could not hold them: this call, and
- *                  later ones as large, go pair by pair (the segments the
- *                  communicator had stay as they were);
+ *   NODES_SHORT    a node had no room for them: this call, and later ones
+ *                  as large, go pair by pair (the segments the communicator
+ *                  had stay as they were); a rank that could not open its
+ *                  node's segment: every later call;
  *   NODES_FAILED   a node could not for want of memory: this communicator
  *                  never goes node to node again (its calls are handed
  *                  over, counted as out of memory).
@@ -265,7 +370,8 @@ int nodes_ready(struct comm_info *ci, unsigned long bound, enum nodes_ready *rea
 	/* Held at a quarter or less of its size for STAGE_SHRINK_CALLS calls
 	 * in a row: the segments go down to twice the calls' size. */
 	if (shrinking) {
-		ci->stage_small = bound * 4 <= ci->stage_cap ? ci->stage_small + 1 : 0;
+		ci->stage_small = bound * 4 <= ci->stage_cap && !ci->stage_unshared ?
+				  ci->stage_small + 1 : 0;
 		if (ci->stage_small < IBNET_A2A_STAGE_SHRINK_CALLS) {
 			*ready = NODES_READY;
 			return MPI_SUCCESS;
@@ -334,14 +440,18 @@ int nodes_ready(struct comm_info *ci, unsigned long bound, enum nodes_ready *rea
 		*ready = NODES_FAILED;
 		return MPI_SUCCESS;
 	}
-	if (ok == SEGMENT_SHORT) {
+	if (ok == SEGMENT_SHORT || ok == SEGMENT_UNSHARED) {
 		if (data)
 			munmap(data, 2 * half);	/* another node's was short */
+		/* A rank that could not open a segment never will: every later
+		 * call pair by pair, and no shrink tried again. */
+		if (ok == SEGMENT_UNSHARED)
+			ci->stage_unshared = true;
 		if (shrinking) {	/* what it had still holds the call */
 			*ready = NODES_READY;
 			return MPI_SUCCESS;
 		}
-		ci->stage_short_at = bound;
+		ci->stage_short_at = ok == SEGMENT_UNSHARED ? 1 : bound;
 		*ready = NODES_SHORT;
 		return MPI_SUCCESS;
 	}

@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,9 @@ double link_rate;
  *     call's own allocation as failed.
  *   SLURM_IBNET_ALLTOALL_TEST_NO_SEGMENT=R: rank R cannot take part in its
  *     node's shared segments (ibnet_a2a_nodes.c).
+ *   SLURM_IBNET_ALLTOALL_TEST_DIE_IN_SEGMENT=R: rank R is killed (SIGKILL)
+ *     while its node's ranks share a segment it has just been given, as a
+ *     job ended by scancel or its time limit may be.
  *   SLURM_IBNET_ALLTOALL_TEST_LANES=K: at most K lanes per node, not
  *     IBNET_A2A_LANES_MAX.
  *   SLURM_IBNET_ALLTOALL_TEST_NODE_SIZES=3,5,1: pretend nodes of uneven
@@ -115,6 +119,7 @@ double link_rate;
  */
 int test_ranks_per_node;
 static int test_no_memory_rank = -1, test_no_scratch_rank = -1, test_no_segment_rank = -1;
+static int test_die_in_segment_rank = -1;
 int test_lanes;
 char test_node_sizes[256];
 char test_step_tasks[256];
@@ -145,6 +150,8 @@ static void read_test_settings(void)
 		test_no_scratch_rank = atoi(v);
 	if ((v = getenv("SLURM_IBNET_ALLTOALL_TEST_NO_SEGMENT")))
 		test_no_segment_rank = atoi(v);
+	if ((v = getenv("SLURM_IBNET_ALLTOALL_TEST_DIE_IN_SEGMENT")))
+		test_die_in_segment_rank = atoi(v);
 	if ((v = getenv("SLURM_IBNET_ALLTOALL_TEST_LANES")))
 		test_lanes = atoi(v);
 	if ((v = getenv("SLURM_IBNET_ALLTOALL_TEST_NODE_SIZES")))
@@ -178,6 +185,12 @@ int test_node_leader(int rank)
 bool test_no_segment(int rank)
 {
 	return rank == test_no_segment_rank;
+}
+
+void test_die_in_segment(int rank)
+{
+	if (rank == test_die_in_segment_rank)
+		raise(SIGKILL);
 }
 
 bool test_no_scratch(int rank)

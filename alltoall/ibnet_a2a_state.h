@@ -96,11 +96,17 @@ bool test_no_memory(MPI_Comm comm);
 bool test_no_scratch(int rank);
 bool injected_failure(void);
 bool test_no_segment(int rank);
+void test_die_in_segment(int rank);
 #else
 static inline bool test_no_segment(int rank)
 {
 	(void)rank;
 	return false;
+}
+
+static inline void test_die_in_segment(int rank)
+{
+	(void)rank;
 }
 
 static inline bool test_no_memory(MPI_Comm comm)

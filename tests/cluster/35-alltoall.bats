@@ -139,3 +139,56 @@ JOB
 	run grep -h "spank-ibnet: job $jid .*all-to-all calls" "$IBNET_CLUSTER_DIR"/log/slurmd-c1-*.log
 	assert_failure
 }
+
+# segment_ranks JOBID: the pids of the job's a2a_steps ranks that map a
+# node-to-node segment (an unnamed memfd, "memfd:ibnet-a2a" in their maps).
+segment_ranks() {
+	local p
+	for p in $(pgrep -f "^$BUILD/tests/a2a_steps.openmpi " 2>/dev/null); do
+		tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "SLURM_JOB_ID=$1" &&
+			grep -q 'memfd:ibnet-a2a' "/proc/$p/maps" 2>/dev/null && echo "$p"
+	done
+}
+
+# Issue 50, finding 8: a named segment was left in /dev/shm (256 MiB
+# reserved) by a job that ended between its making and its unlinking. Two
+# jobs of 2 nodes x 2 ranks, node to node (alltoall_aggregate=2) in a loop
+# of calls: one cancelled mid-call, one ended by its time limit (1 minute,
+# Slurm's least). While they run, no ibnet-a2a name is in /dev/shm at all
+# and every rank maps the unnamed segment; after, no rank is left and
+# nothing in /dev/shm, and no node drained.
+@test "a job cancelled mid-call and one ended by its time limit leave nothing in /dev/shm: node to node's segments have no name and go with the job's processes" {
+	local s t i n p pids_s pids_t
+	cat > "$BATS_TEST_TMPDIR/long.sh" <<JOB
+#!/bin/bash
+$OMPI_RUN -x SLURM_IBNET_ALLTOALL_AGGREGATE --oversubscribe --map-by ppr:2:node -np 4 $BUILD/tests/a2a_steps.openmpi 65536 1000000
+JOB
+	export SLURM_IBNET_ALLTOALL_THRESHOLD=0 SLURM_IBNET_ALLTOALL_AGGREGATE=2
+	s=$(sbatch --parsable -o "$BATS_TEST_TMPDIR/out-s" -N2 -w c1-1,c1-2 --ntasks-per-node=1 \
+		--transport=tcp --ordered-alltoall "$BATS_TEST_TMPDIR/long.sh")
+	t=$(sbatch --parsable -o "$BATS_TEST_TMPDIR/out-t" -N2 -w c1-2,c1-3 --ntasks-per-node=1 \
+		--time=1 --transport=tcp --ordered-alltoall "$BATS_TEST_TMPDIR/long.sh")
+	for i in $(seq 1 120); do
+		pids_s=$(segment_ranks "$s") pids_t=$(segment_ranks "$t")
+		[ "$(wc -w <<<"$pids_s")" -eq 4 ] && [ "$(wc -w <<<"$pids_t")" -eq 4 ] && break
+		sleep 0.5
+	done
+	echo "cancelled job $s: ranks $pids_s; timed-out job $t: ranks $pids_t"
+	[ "$(wc -w <<<"$pids_s")" -eq 4 ] && [ "$(wc -w <<<"$pids_t")" -eq 4 ]
+	run bash -c 'ls -A /dev/shm | grep ibnet-a2a'
+	assert_failure
+	scancel "$s"
+	"$CLUSTER" wait "$s" 60
+	"$CLUSTER" wait "$t" 150
+	[ "$(sacct_state "$s")" = CANCELLED ]
+	[ "$(sacct_state "$t")" = TIMEOUT ]
+	for p in $pids_s $pids_t; do
+		for i in $(seq 1 40); do kill -0 "$p" 2>/dev/null || break; sleep 0.25; done
+		! kill -0 "$p" 2>/dev/null || { echo "rank pid $p outlived its job"; false; }
+	done
+	run bash -c 'ls -A /dev/shm | grep ibnet-a2a'
+	assert_failure
+	run nodes_state
+	refute_output --regexp 'drain|down'
+	unset SLURM_IBNET_ALLTOALL_THRESHOLD SLURM_IBNET_ALLTOALL_AGGREGATE
+}

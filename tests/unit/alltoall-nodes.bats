@@ -231,7 +231,7 @@ small_shm() {
 	refute_output --partial 'out of memory'
 }
 
-@test "node-to-node segments are named so no other user can take the name first: every name a squatter could predict (leader pid, call number) taken, the calls still go node to node" {
+@test "node-to-node segments cannot be taken first by another user: every name a squatter could predict (leader pid, call number) taken, the calls still go node to node (the segments have no name since issue 50)" {
 	needs openmpi
 	# In a /dev/shm of its own: the next 600 pids, 8 numbers each, as the
 	# names were made before (/ibnet-a2a.PID.N).
@@ -245,6 +245,62 @@ small_shm() {
 	assert_line 'CHECK cases=6 ranks=4 failures=0'
 	refute_output --partial 'out of memory'
 	[ "$(nodes_count "$output" MPI_Alltoallv)" -gt 0 ] || [ "$(nodes_count "$output" MPI_Alltoall)" -gt 0 ]
+}
+
+@test "a rank killed while its node's ranks share a segment (a job ended by scancel, its time limit or a crash) leaves nothing in /dev/shm: the segment has no name" {
+	needs openmpi
+	# Rank 0, its node's first rank, killed by SIGKILL just after its node's
+	# segment was made and handed to the node's other rank, before the
+	# agreement after which a named segment was unlinked: a name made there
+	# (/dev/shm/ibnet-a2a.PID.RANDOM) outlived every process of the job. In
+	# a /dev/shm of its own, looked at after the job.
+	run small_shm 64m bash -c "$(declare -f ranks ompi); $(declare -p A2A_TEST RANK_OUTPUT); AGGREGATE=2
+		EXTRA=SLURM_IBNET_ALLTOALL_TEST_DIE_IN_SEGMENT=0 ompi 4 2 '$BUILD/tests/a2a_check.openmpi' 83 2 4096
+		echo \"job: \$?\"; echo left:; ls -A /dev/shm"
+	assert_success
+	refute_line 'job: 0'
+	assert_output --regexp 'signal 9|Killed'
+	refute_output --partial 'CHECK cases='
+	refute_output --regexp 'ibnet-a2a'
+}
+
+# in_memory_limit BYTES CMD...: CMD in a memory cgroup of its own, made for
+# it below this process's and removed after, with a limit of BYTES, as
+# Slurm's ConstrainRAMSpace sets one for a job: cgroup v1's memory
+# controller (Slurm's cgroup/v1, this machine's), else v2's where its root
+# hands the memory controller down. Status 77 where neither can be made.
+in_memory_limit() {
+	local limit=$1 dir rc=0 v1
+	shift
+	v1=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3 }' /proc/self/cgroup)
+	if [ -n "$v1" ] && [ -d /sys/fs/cgroup/memory ]; then
+		dir=/sys/fs/cgroup/memory${v1%/}/ibnet-test.$$
+		mkdir "$dir" 2>/dev/null && echo "$limit" > "$dir/memory.limit_in_bytes" || return 77
+	elif grep -qw memory /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
+		dir=/sys/fs/cgroup/ibnet-test.$$
+		mkdir "$dir" 2>/dev/null && echo "$limit" > "$dir/memory.max" || return 77
+	else
+		return 77
+	fi
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$dir" "$@" || rc=$?
+	rmdir "$dir"
+	return $rc
+}
+
+@test "node to node under the job's memory limit (ConstrainRAMSpace): a segment that would not fit in half of what the limit leaves is not made; pair by pair, the reason said, right data, no rank killed" {
+	needs openmpi
+	# 2 pretend nodes of 2 ranks, 4 MiB per pair: each node's segments take
+	# 64 MiB. Pair by pair the job peaks at about 220 MiB here (the MPI, 3 x
+	# 16 MiB of buffers a rank); node to node adds 128 MiB. Under a limit of
+	# 260 MiB a leader that reserved its segment brought the OOM killer (a
+	# rank killed, 137), as /dev/shm's free space was the only budget.
+	run in_memory_limit $((260 << 20)) bash -c "$(declare -f ranks ompi); $(declare -p A2A_TEST RANK_OUTPUT); AGGREGATE=2; ompi 4 2 '$BUILD/tests/a2a_steps.openmpi' 4194304 3"
+	[ "$status" -ne 77 ] || skip "no memory cgroup can be made here"
+	assert_success
+	assert_line 'STEPS calls=3 bad=0'
+	assert_output --regexp "spank-ibnet alltoall: node to node needs a shared segment of 64(\.0)? MiB on this node, but the job's memory limit leaves [0-9.]+ [KM]iB \(in /sys/fs/cgroup/.*ibnet-test\.[0-9]+\) and node to node takes at most half of it: these calls go pair by pair"
+	refute_output --regexp 'Killed|signal 9'
+	[ "$(nodes_count "$output" MPI_Alltoall)" = "" ]
 }
 
 @test "node-to-node segments shrink after 64 calls that use a quarter of them or less (their pages given back), and every call's bytes stay right" {
