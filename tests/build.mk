@@ -42,7 +42,7 @@ asan: $(B)/asan/ibnet-hosts
 $(B)/asan/ibnet-hosts: $(SRC)/ibnet_hosts.c $(TOOL_SRC) $(wildcard $(SRC)/*.h $(CONTRACT)/*.h)
 	mkdir -p $(B)/asan
 	$(CC) -std=gnu11 $(WARN) $(DEFS) -I$(CONTRACT) -O1 -g -fsanitize=address,undefined \
-	    -fno-omit-frame-pointer -o $@ $(SRC)/ibnet_hosts.c $(TOOL_SRC) $(BPF_LIBS)
+	    -fno-omit-frame-pointer -o $@ $(SRC)/ibnet_hosts.c $(TOOL_SRC) $(CORE_LIBS)
 
 # libFuzzer harnesses (tests/fuzz), under ASan and UBSan; needs clang.
 #   make fuzz                  every harness for FUZZ_SECONDS (default 30) each
@@ -55,7 +55,7 @@ FUZZ_FLAGS = -std=gnu11 $(WARN) $(DEFS) -g -O1 -fsanitize=fuzzer,address,undefin
 fuzz-build: $(FUZZERS:%=$(B)/fuzz/fuzz_%)
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(TOOL_SRC) $(wildcard $(SRC)/*.h $(CONTRACT)/*.h)
 	mkdir -p $(B)/fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(TOOL_SRC) $(BPF_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(TOOL_SRC) $(CORE_LIBS)
 fuzz: fuzz-build
 	tests/fuzz/run $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS))
 
