@@ -298,6 +298,8 @@ static void start_floor(spank_t sp, const struct ibnet_job *job)
 		LOG_CAPPED(slurm_info, IBNET_PREFIX "%s: TCP retransmission floor by BPF on %s "
 			   "cgroup %s", name, bpf_floor.slurms ? "Slurm's step" : "the plugin's own",
 			   bpf_floor.cgroup);
+	if (bpf_floor.note[0])	/* a stale directory of the step's own name, made anew */
+		LOG_CAPPED(slurm_info, IBNET_PREFIX "%s: %s", name, bpf_floor.note);
 	if (swept[0])
 		LOG_CAPPED(slurm_info, IBNET_PREFIX "%s: removed the empty cgroups of ended steps "
 			   "(their slurmstepd was killed): %s", name, swept);

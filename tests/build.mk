@@ -186,11 +186,12 @@ $(B)/tests/route_choice: tests/programs/route_choice.c $(A2A_SRC)/ibnet_a2a_choi
 $(B)/tests/linda_standin: tests/programs/linda_standin.c
 	mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $<
-# The retransmission floor's BPF tier driven without Slurm (tests/unit/tcp-floor-bpf.bats).
+# The retransmission floor's BPF tier driven without Slurm (tests/unit/tcp-floor-bpf.bats),
+# with its test points (-DIBNET_BPF_FLOOR_TESTING: IBNET_BPF_FLOOR_TEST_PAUSE), never installed.
 programs: $(if $(filter yes,$(WITH_BPF)),$(B)/tests/bpf_floor_run)
 $(B)/tests/bpf_floor_run: tests/programs/bpf_floor_run.c $(SRC)/ibnet_bpf_floor.c $(SRC)/ibnet_bpf_floor.h
 	mkdir -p $(B)/tests
-	$(CC) -std=gnu11 $(WARN) $(DEFS) -O2 -I$(SRC) -I$(CONTRACT) -o $@ tests/programs/bpf_floor_run.c \
+	$(CC) -std=gnu11 $(WARN) $(DEFS) -DIBNET_BPF_FLOOR_TESTING -O2 -I$(SRC) -I$(CONTRACT) -o $@ tests/programs/bpf_floor_run.c \
 	    $(SRC)/ibnet_bpf_floor.c $(BPF_LIBS)
 # Every form of the call (tests/unit/alltoall-forms.bats): two threads at once.
 programs: $(TEST_MPIS:%=$(B)/tests/a2a_threads.%)
