@@ -226,3 +226,9 @@ print("client=%d accepted=%d" % (rto(c), rto(s)))'
 	assert_success
 	refute_output --partial "below this site's least"
 }
+
+@test "the floor spread per socket (issue 49): at HZ 100, 250, 300, 1000 and 1024, every floor 1-200 ms is spread over whole jiffies from the floor's to twice it, each as likely, never below the floor nor above the kernel's 200 ms, kept by the kernel as it is" {
+	run "$BUILD/tests/floor_spread"
+	assert_success
+	assert_line --regexp '^SPREAD ok: [0-9]+ draws'
+}
