@@ -6,6 +6,7 @@
 # tests/cluster/38-tcp-floor.bats checks connections between test nodes.
 
 load ../helpers/common
+load ../helpers/floor-spread
 
 A2A=$BUILD/libibnet-alltoall.so
 HIDE=$BUILD/tests/libhide-rto-min.so
@@ -233,46 +234,20 @@ print("client=%d accepted=%d" % (rto(c), rto(s)))'
 	assert_line --regexp '^SPREAD ok: [0-9]+ draws'
 }
 
-# rto_mins N PRELOAD-ENV...: TCP_RTO_MIN_US (us) of both ends of N loopback
-# connections made and accepted on one listener, a line "client V" or "accepted V" each.
-rto_mins() {
-	local n=$1
-	shift
-	env "$@" python3 -c '
-import socket, struct, sys
-n = int(sys.argv[1])
-l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(n)
-rto_min = lambda x: struct.unpack("i", x.getsockopt(socket.IPPROTO_TCP, 45, 4))[0]
-ends = []
-for _ in range(n):
-    c = socket.create_connection(l.getsockname()); s, _ = l.accept()
-    ends += [c, s]
-    print("client %d" % rto_min(c)); print("accepted %d" % rto_min(s))' "$n"
-}
-
 @test "each socket's floor is a draw of its own (issue 49), accepted ones too: 32 loopback connections spread over the floor to twice it; SLURM_IBNET_TCP_RTO_SPREAD=off gives them all the one floor" {
-	run rto_mins 32 LD_PRELOAD="$A2A" SLURM_IBNET_TCP_RTO_MIN_US=12000 SLURM_IBNET_TCP_RTO_SPREAD=off \
-		SLURM_IBNET_ALLTOALL_REPORT=1
+	run env LD_PRELOAD="$A2A" SLURM_IBNET_TCP_RTO_MIN_US=12000 SLURM_IBNET_TCP_RTO_SPREAD=off \
+		SLURM_IBNET_ALLTOALL_REPORT=1 python3 "$REPO/tests/programs/tcp_floor_pairs.py" 32
 	assert_success
 	assert_output --regexp 'given a 12000 us retransmission floor; .*; the floor not spread: SLURM_IBNET_TCP_RTO_SPREAD is off'
 	# One value, the floor as this kernel keeps it (12000 us at HZ=250, 13333 at HZ=300).
 	local floor
-	floor=$(grep -E '^(client|accepted) ' <<<"$output" | awk '{print $2}' | sort -u)
+	floor=$(grep -E '^(listener|client|accepted) ' <<<"$output" | awk '{print $2}' | sort -u)
 	echo "unspread: $floor"
 	[[ "$floor" =~ ^[0-9]+$ ]]
 	[ "$floor" -ge 12000 ]
-	run rto_mins 32 LD_PRELOAD="$A2A" SLURM_IBNET_TCP_RTO_MIN_US=12000 SLURM_IBNET_ALLTOALL_REPORT=1
+	run env LD_PRELOAD="$A2A" SLURM_IBNET_TCP_RTO_MIN_US=12000 SLURM_IBNET_ALLTOALL_REPORT=1 \
+		python3 "$REPO/tests/programs/tcp_floor_pairs.py" 32
 	assert_success
 	assert_output --regexp 'spank-ibnet tcp: pid [0-9]+: 33 TCP sockets given a 12000 us retransmission floor; .*; the floor spread to [0-9]+-[0-9]+ us per socket \(HZ [0-9]+\)'
-	local end value
-	while read -r end value; do
-		# Twice the floor's jiffies in microseconds, rounded down as the kernel says them: at most 2 x floor + 1.
-		[ "$value" -ge "$floor" ] && [ "$value" -le $((2 * floor + 1)) ] || { echo "$end $value outside $floor-$((2 * floor))"; false; }
-	done < <(grep -E '^(client|accepted) ' <<<"$output")
-	local clients accepted
-	clients=$(grep '^client ' <<<"$output" | sort -u | wc -l)
-	accepted=$(grep '^accepted ' <<<"$output" | sort -u | wc -l)
-	echo "distinct floors: clients $clients, accepted $accepted"
-	[ "$clients" -ge 3 ]
-	[ "$accepted" -ge 3 ]
+	floor_spread_ok "$floor"
 }
