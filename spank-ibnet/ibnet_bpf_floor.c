@@ -46,6 +46,24 @@ bool ibnet_bpf_floor_built(void)
 #endif
 }
 
+void ibnet_bpf_floor_spread_said(const struct ibnet_bpf_floor *f, char *buf, size_t len)
+{
+	unsigned int most;
+
+	if (!f->hz) {
+		snprintf(buf, len, "not spread per socket: the kernel's HZ is unknown (libbpf "
+			 "found no kernel config, /boot/config-RELEASE or /proc/config.gz)");
+		return;
+	}
+	most = ibnet_floor_spread((unsigned int)f->floor_us, f->hz, 0xffffffffu);
+	if (most == f->floor_us)
+		snprintf(buf, len, "not spread per socket: the floor is already the kernel's "
+			 "most (200 ms)");
+	else
+		snprintf(buf, len, "spread per socket over %lu-%u us (whole jiffies at HZ %u)",
+			 f->floor_us, most, f->hz);
+}
+
 /* The enabled controllers of the hierarchy at mnt, into buf ("" if none); -1 if unreadable. */
 static int root_controllers(const char *mnt, char *buf, size_t len)
 {

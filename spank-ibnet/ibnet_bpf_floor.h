@@ -69,6 +69,13 @@ struct ibnet_bpf_floor_counts {
 bool ibnet_bpf_floor_built(void);
 
 /*
+ * How the loaded program spreads f's floor per connection
+ * (ibnet_tcp_floor_rule.h, issue 49), for the step's log line: "spread per
+ * socket over 12000-24000 us (whole jiffies at HZ 250)", or why not.
+ */
+void ibnet_bpf_floor_spread_said(const struct ibnet_bpf_floor *f, char *buf, size_t len);
+
+/*
  * The first cgroup2 mount in /proc/self/mountinfo, into mnt; 0, or -1 with
  * the reason in why. Nothing is mounted: a node without cgroup2 runs steps
  * without the tier (its admin mounts one; see the admin guide).

@@ -294,10 +294,14 @@ static void start_floor(spank_t sp, const struct ibnet_job *job)
 			   cfg.tcp_rto_bpf, &bpf_floor, cgroup, &floor_choice, swept, sizeof(swept));
 	floor_chosen = true;
 	step_name(sp, name, sizeof(name));
-	if (bpf_floor.link)	/* which cgroup holds the floor: an admin's first question */
+	if (bpf_floor.link) {	/* which cgroup holds the floor: an admin's first question */
+		char spread[160];
+
+		ibnet_bpf_floor_spread_said(&bpf_floor, spread, sizeof(spread));
 		LOG_CAPPED(slurm_info, IBNET_PREFIX "%s: TCP retransmission floor by BPF on %s "
-			   "cgroup %s", name, bpf_floor.slurms ? "Slurm's step" : "the plugin's own",
-			   bpf_floor.cgroup);
+			   "cgroup %s, %s", name, bpf_floor.slurms ? "Slurm's step" : "the plugin's own",
+			   bpf_floor.cgroup, spread);
+	}
 	if (bpf_floor.note[0])	/* a stale directory of the step's own name, made anew */
 		LOG_CAPPED(slurm_info, IBNET_PREFIX "%s: %s", name, bpf_floor.note);
 	if (swept[0])

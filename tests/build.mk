@@ -161,6 +161,11 @@ programs: $(B)/tests/floor_rule
 $(B)/tests/floor_rule: tests/programs/floor_rule.c $(CONTRACT)/ibnet_tcp_floor_rule.h
 	mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) -O2 -I$(CONTRACT) -o $@ tests/programs/floor_rule.c
+# The floor spread per socket, against the kernel's rounding (tests/unit/tcp-floor.bats).
+programs: $(B)/tests/floor_spread
+$(B)/tests/floor_spread: tests/programs/floor_spread.c $(CONTRACT)/ibnet_tcp_floor_rule.h
+	mkdir -p $(B)/tests
+	$(CC) -std=gnu11 $(WARN) -O2 -I$(CONTRACT) -o $@ tests/programs/floor_spread.c
 # The plugin's tally directory, made and collected as the plugin does (tests/unit/tally.bats).
 programs: $(B)/tests/tally_dir
 $(B)/tests/tally_dir: tests/programs/tally_dir.c $(SRC)/ibnet_tally.c $(SRC)/ibnet_tally.h \

@@ -14,6 +14,7 @@
 # devel/ibnet-cluster owns and refuses to start beside), deleted after.
 
 load ../helpers/common
+load ../helpers/floor-spread
 
 A2A=$BUILD/libibnet-alltoall.so
 HIDE=$BUILD/tests/libhide-rto-min.so
@@ -460,4 +461,20 @@ os.setxattr(sys.argv[1], "system.posix_acl_access", struct.pack("<I", 2) + b"".j
 	refute_line 'cgroup left'
 	assert_line "no tier: the step's cgroup $CG2/spank-ibnet/job_912.step_1.bpftest already exists with no program attached but cannot be removed (Device or resource busy: processes or cgroups in it, an earlier run's tasks that outlived it?): left alone"
 	assert_line 'second: 3'
+}
+
+@test "each connection's floor is a draw of its own on the BPF tier too (issue 49): 32 loopback connections spread over the floor to twice it, the listener keeps the floor; the loader says the range" {
+	python3 -c 'import socket; s = socket.socket(); s.getsockopt(6, 45)' 2>/dev/null ||
+		skip "this kernel has no TCP_RTO_MIN_US to read the floors back (Linux 6.15 or later)"
+	run in_ns 'LD_PRELOAD=$HIDE $RUN $OBJ 12000 job_903.step_0 -- python3 $REPO/tests/programs/tcp_floor_pairs.py 32'
+	assert_success
+	[[ "$output" =~ floor:\ ([0-9]+)\ us\ \(asked\ 12000\ us,\ HZ\ ([0-9]+)\) ]] ||
+		fail "the loader did not say the floor it set"
+	local floor=${BASH_REMATCH[1]} hz=${BASH_REMATCH[2]}
+	[ "$hz" -gt 0 ] || skip "libbpf found no kernel config here (/boot/config-*, /proc/config.gz): HZ unknown, nothing spread"
+	assert_output --regexp "floor: $floor us \\(asked 12000 us, HZ $hz\\), spread per socket over $floor-[0-9]+ us \\(whole jiffies at HZ $hz\\)"
+	assert_line "listener $floor"
+	floor_spread_ok "$floor"
+	# The listener, 32 connects and 64 establishments.
+	assert_output --regexp 'counts: floored=97 refused=0 '
 }
