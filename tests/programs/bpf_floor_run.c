@@ -15,18 +15,10 @@
  *        Slurm's .../step_S/user, the child is moved to user/task_0 first
  *        (as Slurm does), nothing is made or removed
  *
-<<<<<<< HEAD
- * Built with IBNET_BPF_FLOOR_TESTING: IBNET_BPF_FLOOR_TEST_PAUSE and _FILES
- * stop it at a named point (ibnet_bpf_floor.c says which), to force the
- * order of two of them.
- *
- * Prints "swept: NAMES", "cgroup: PATH", "note: NOTE" (a stale directory of
- * its name made anew), "floor: US (asked US, HZ N)" (as the
- * kernel takes it), the command's output, then
-=======
- * Prints "swept: NAMES", "cgroup: PATH", "floor: US (asked US, HZ N), spread
- * per socket over US-US ..." (as the kernel takes it), the command's output, then
->>>>>>> floor-spread
+	if (f.note[0])
+		printf("note: %s\n", f.note);
+	ibnet_bpf_floor_spread_said(&f, note, sizeof(note));
+	printf("floor: %lu us (asked %s us, HZ %u), %s\n", f.floor_us, argv[2], f.hz, note);
  * "counts: floored=N refused=N rto=N retrans=N" and "stopped: NOTE".
  * Run as root, under a cgroup2 mount the test made (tests/unit/tcp-floor-bpf.bats).
  */
