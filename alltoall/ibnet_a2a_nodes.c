@@ -81,18 +81,59 @@ enum segment_outcome { SEGMENT_FAILED, SEGMENT_UNSHARED, SEGMENT_SHORT, SEGMENT_
  * shared memory, where the MPI's own lives (our segment has no name and
  * lives outside it, but takes the same pages). */
 #define SHM_DIR "/dev/shm"
-/* Where the cgroup hierarchies are mounted: v2's, and v1's memory
- * controller's (Slurm's cgroup/v1 plugin, the test cluster's). */
-#define CGROUP_DIR "/sys/fs/cgroup"
-#define CGROUP_V1_MEMORY CGROUP_DIR "/memory"
-
-/* The files a memory limit is read from, by cgroup version. */
+/* The files a memory limit is read from, by cgroup version: v2's, and v1's
+ * memory controller's (Slurm's cgroup/v1 plugin, the test cluster's). */
 struct memory_files {
-	const char *mount, *limit, *usage;
+	bool v2;
+	const char *limit, *usage;
 };
-static const struct memory_files memory_v2 = { CGROUP_DIR, "memory.max", "memory.current" };
-static const struct memory_files memory_v1 = { CGROUP_V1_MEMORY, "memory.limit_in_bytes",
+static const struct memory_files memory_v2 = { true, "memory.max", "memory.current" };
+static const struct memory_files memory_v1 = { false, "memory.limit_in_bytes",
 					       "memory.usage_in_bytes" };
+
+/* Whether the comma-separated list holds word. */
+static bool listed(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (; list; list = strchr(list, ',') ? strchr(list, ',') + 1 : NULL)
+		if (!strncmp(list, word, n) && (list[n] == ',' || list[n] == '\0'))
+			return true;
+	return false;
+}
+
+/*
+ * Where this process sees m's hierarchy mounted, and which of its cgroups
+ * that mount shows at its top (the "root" of /proc/self/mountinfo, said as
+ * /proc/self/cgroup says paths: from the process's cgroup namespace, so a
+ * stack or container in a namespace of its own reads "/.." there). False
+ * where it is not mounted.
+ */
+static bool memory_mount(const struct memory_files *m, char *mnt, size_t mlen, char *root,
+			 size_t rlen)
+{
+	char line[2 * PATH_MAX], r[PATH_MAX], at[PATH_MAX], type[32], opts[512];
+	const char *dash;
+	bool found = false;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	if (!f)
+		return false;
+	/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS... - TYPE SOURCE SUPER-OPTIONS" */
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %*s %*s %4095s %4095s", r, at) != 2 ||
+		    !(dash = strstr(line, " - ")) ||
+		    sscanf(dash + 3, "%31s %*s %511s", type, opts) != 2)
+			continue;
+		found = m->v2 ? !strcmp(type, "cgroup2") :
+				!strcmp(type, "cgroup") && listed(opts, "memory");
+	}
+	fclose(f);
+	if (found && (snprintf(mnt, mlen, "%s", at) >= (int)mlen ||
+		      snprintf(root, rlen, "%s", strcmp(r, "/") ? r : "") >= (int)rlen))
+		found = false;
+	return found;
+}
 
 /* The bytes a cgroup file holds, or false; no limit ("max", or v1's
  * page-rounded LONG_MAX) is ULLONG_MAX. */
@@ -115,18 +156,27 @@ static bool cgroup_number(const char *dir, const char *file, unsigned long long 
 }
 
 /* The least room under a limit of the cgroup at path (as /proc/self/cgroup
- * says it) or any above it, kept in *room and *where where it is less. */
+ * says it) or any above it that the mount shows, kept in *room and *where
+ * where it is less. */
 static void cgroup_walk(const struct memory_files *m, const char *path,
 			unsigned long long *room, char *where, size_t wlen, bool *found)
 {
-	char dir[PATH_MAX], *slash;
+	char dir[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX], *slash;
 	unsigned long long max, cur, left;
+	size_t top, rlen;
 
-	if (snprintf(dir, sizeof(dir), "%s%s", m->mount, path) >= (int)sizeof(dir))
+	if (!memory_mount(m, mnt, sizeof(mnt), root, sizeof(root)))
+		return;
+	/* The path below the mount's top: the cgroup is not under it otherwise. */
+	rlen = strlen(root);
+	if (strncmp(path, root, rlen) || (path[rlen] && path[rlen] != '/' && path[rlen] != '\n'))
+		return;
+	if (snprintf(dir, sizeof(dir), "%s%s", mnt, path + rlen) >= (int)sizeof(dir))
 		return;
 	dir[strcspn(dir, "\n")] = '\0';
-	/* Up to the mount's top, where no limit is set. */
-	while (strlen(dir) > strlen(m->mount)) {
+	top = strlen(mnt);
+	/* Up to the mount's top. */
+	while (strlen(dir) >= top) {
 		if (cgroup_number(dir, m->limit, &max) && max != ULLONG_MAX &&
 		    cgroup_number(dir, m->usage, &cur)) {
 			left = cur < max ? max - cur : 0;
@@ -136,7 +186,7 @@ static void cgroup_walk(const struct memory_files *m, const char *path,
 				*found = true;
 			}
 		}
-		if (!(slash = strrchr(dir, '/')))
+		if (strlen(dir) == top || !(slash = strrchr(dir, '/')) || slash < dir + top)
 			break;
 		*slash = '\0';
 	}
