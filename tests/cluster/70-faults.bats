@@ -84,7 +84,12 @@ start_steps() {
 	done
 	for i in $(seq 1 12); do
 		t=$(echo ipoib tcp rsocket | cut -d' ' -f$((i % 3 + 1)))
-		run cat "$BATS_TEST_TMPDIR/j$i.out"
+		# srun's own notices aside ("Job 8 step creation temporarily
+		# disabled, retrying (Requested nodes are busy)", then "Step created
+		# for StepId=8.0": the nodes are shared, and a loaded CI machine
+		# releases the last step's CPUs late).
+		run grep -v -E '^srun: (Job [0-9]+ step creation temporarily disabled|Step created for StepId=)' \
+			"$BATS_TEST_TMPDIR/j$i.out"
 		assert_output "$t"
 	done
 	assert_all_idle
