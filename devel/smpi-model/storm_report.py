@@ -76,11 +76,12 @@ def main():
         ms = [(w[3] - w[2]) * 1e3 for w in ws]
         d = [sum(1 for x in drops if inside(x[0], w)) for w in ws]
         t = [sum(1 for x in timeouts if inside(x[0], w)) for w in ws]
-        print(f"size {b}: {len(ws)} calls, ms median {statistics.median(ms):.2f} "
+        print(f"size {b}: {len(ws)} calls, ms median {statistics.median(ms):.2f} mean {statistics.mean(ms):.2f} "
               f"(p10 {pct(ms, 10):.2f}, p90 {pct(ms, 90):.2f}, min {min(ms):.2f}, max {max(ms):.2f}); "
               f"drops per call median {statistics.median(d)} max {max(d)}; "
               f"timeouts per call median {statistics.median(t)} max {max(t)}")
         row.update({f"s{b}_calls": len(ws), f"s{b}_ms_median": round(statistics.median(ms), 3),
+                    f"s{b}_ms_mean": round(statistics.mean(ms), 3),
                     f"s{b}_ms_p10": round(pct(ms, 10), 3), f"s{b}_ms_p90": round(pct(ms, 90), 3),
                     f"s{b}_ms_min": round(min(ms), 3), f"s{b}_ms_max": round(max(ms), 3),
                     f"s{b}_drops_per_call": statistics.median(d),
