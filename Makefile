@@ -101,15 +101,20 @@ $(B)/pic/ibnet_config.o $(B)/obj/ibnet_config.o $(B)/obj/ibnet_hosts.o: $(GATE_S
 $(B)/pic/spank_ibnet.o $(B)/obj/ibnet_hosts.o: VERSION
 FORCE:
 
+# What the decision layer links: the BPF tier's, and libanl for the bounded
+# name look-ups of the interface by route (getaddrinfo_a: in libc itself
+# from glibc 2.34; libanl before).
+CORE_LIBS = $(BPF_LIBS) -lanl
+
 # Slurm's symbols (slurm_error, spank_*) come from the process loading us;
 # the version script exports only what Slurm looks up.
 $(PLUGIN): $(B)/pic/spank_ibnet.o $(CORE:%=$(B)/pic/%.o) $(SRC)/spank_ibnet.map
 	$(CC) -shared $(ALL_LDFLAGS) -Wl,--version-script=$(SRC)/spank_ibnet.map \
-	    -o $@ $(filter %.o,$^) $(BPF_LIBS)
+	    -o $@ $(filter %.o,$^) $(CORE_LIBS)
 $(GATE): $(B)/pic/rsocket_gate.o
 	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ -ldl
 $(TOOL): $(B)/obj/ibnet_hosts.o $(CORE:%=$(B)/obj/%.o) $(TOOL_ONLY:%=$(B)/obj/%.o)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(BPF_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CORE_LIBS)
 $(PRELOAD): $(addprefix $(B)/a2a/,ibnet_a2a_dispatch.o ibnet_a2a_mpi.o ibnet_a2a_agree.o \
 	    ibnet_tcp_floor.o ibnet_a2a_settings.o ibnet_floor_settings.o)
 	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ -ldl -lpthread

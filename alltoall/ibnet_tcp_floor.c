@@ -11,8 +11,14 @@
  * Linux 6.15 and later let any process lower it on its own sockets
  * (TCP_RTO_MIN_US). The plugin checked that the node's kernel takes it and
  * put the value it reads back in SLURM_IBNET_TCP_RTO_MIN_US; here each TCP
- * socket the process creates gets it. Sockets accept() returns inherit
- * their listener's value in the kernel.
+ * socket the process creates gets it, spread (issue 49): a whole number of
+ * jiffies drawn per socket from the floor's to twice it
+ * (contract/ibnet_tcp_floor_rule.h), so that flows a shallow switch port
+ * dropped together do not all time out, resend and be dropped on the same
+ * tick again. Sockets accept() returns would inherit their listener's
+ * value in the kernel; each gets a draw of its own, since about half a
+ * rank's connections are accepted ones. SLURM_IBNET_TCP_RTO_SPREAD=off,
+ * for measurements, gives every socket the floor itself.
  *
  * Inert unless asked: no constructor, nothing runs until the process
  * creates a socket, and with the variable unset socket() is just the next
@@ -41,12 +47,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ibnet_a2a_settings.h"	/* the tally's format */
 #include "ibnet_floor_settings.h"
 #include "ibnet_job_vars.h"
+#include "ibnet_tcp_floor_rule.h"
 
 #ifndef TCP_RTO_MIN_US
 #define TCP_RTO_MIN_US 45	/* Linux 6.15; Debian 12's headers predate it */
@@ -79,6 +89,9 @@ static unsigned long floored, refused;	/* sockets given the floor, or not */
 static unsigned long timeouts, retransmitted;	/* what the closed ones met */
 static unsigned char remembered[IBNET_FLOOR_FDS / 8];
 static pid_t floor_pid;			/* the process that counts (not a fork of it) */
+static unsigned int kernel_hz;		/* 0: every socket gets floor_us (not spread) */
+static const char *unspread_why;	/* why not spread, for the report */
+static unsigned long long draw_seed, draws;	/* the process's sequence of draws */
 
 static void remember(int fd)
 {
@@ -144,13 +157,107 @@ static void at_exit(void)
 			count_socket(fd);
 	if (floored && dir && *dir)
 		write_tally(dir);
-	if ((floored || refused) && ibnet_flag_on(getenv(IBNET_A2A_ENV_REPORT)))
+	if ((floored || refused) && ibnet_flag_on(getenv(IBNET_A2A_ENV_REPORT))) {
+		char spread[96];
+
+		if (kernel_hz)
+			snprintf(spread, sizeof(spread), "the floor spread to %u-%u us per socket (HZ %u)",
+				 ibnet_floor_spread((unsigned int)floor_us, kernel_hz, 0),
+				 ibnet_floor_spread((unsigned int)floor_us, kernel_hz, 0xffffffffu),
+				 kernel_hz);
+		else
+			snprintf(spread, sizeof(spread), "the floor not spread: %s", unspread_why);
 		fprintf(stderr, "spank-ibnet tcp: pid %d: %lu TCP socket%s given a %d us "
 			"retransmission floor%s; %lu retransmission timeout%s, %lu segment%s "
-			"retransmitted\n", (int)getpid(), floored, floored == 1 ? "" : "s",
+			"retransmitted; %s\n", (int)getpid(), floored, floored == 1 ? "" : "s",
 			floor_us, refused ? " (refused on some: rsockets, or the kernel)" : "",
 			timeouts, timeouts == 1 ? "" : "s", retransmitted,
-			retransmitted == 1 ? "" : "s");
+			retransmitted == 1 ? "" : "s", spread);
+	}
+}
+
+/*
+ * The kernel's HZ, which the spread needs to draw whole jiffies. No file
+ * tells it to any process (sysconf's clock tick is USER_HZ, 100 on every
+ * kernel; /proc/config.gz and /boot/config-* need not be there), so it is
+ * read back from the kernel: on a socket of its own, made with the system
+ * call itself (the next socket() in the chain may be librspreload's), the
+ * floor reads back as its j0 jiffies in microseconds, and one microsecond
+ * more as j0 + 1 jiffies. Their difference is a jiffy to within the
+ * microsecond the kernel rounds down, which is close enough for j0 (at
+ * most 205 jiffies, each at least 976 us) but not for HZ itself at 1024
+ * (1e6 / 976 is 1025); HZ is then j0 x 1e6 over the floor read back,
+ * rounded, and kept only if the rule, given it, says the floor as the
+ * kernel read it back. Four system calls and a socket, once per process.
+ * 0, with why, where there is nothing to spread or the kernel does not say.
+ */
+static unsigned int learn_hz(int floor, const char **why)
+{
+	int fd = (int)syscall(SYS_socket, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int v = floor, at = 0, above = 0;
+	socklen_t len = sizeof(at);
+	unsigned long long jiffy, j0;
+	unsigned int hz = 0;
+
+	*why = "the kernel's HZ could not be read back";
+	if (fd < 0)
+		return 0;
+	if (syscall(SYS_setsockopt, fd, IPPROTO_TCP, TCP_RTO_MIN_US, &v, sizeof(v)) != 0)
+		*why = "the kernel refuses the floor itself";
+	else if (syscall(SYS_getsockopt, fd, IPPROTO_TCP, TCP_RTO_MIN_US, &at, &len) == 0 &&
+		 at > 0) {
+		v = at + 1;
+		len = sizeof(above);
+		if (syscall(SYS_setsockopt, fd, IPPROTO_TCP, TCP_RTO_MIN_US, &v, sizeof(v)) != 0)
+			*why = "the floor is already the kernel's most (200 ms)";
+		else if (syscall(SYS_getsockopt, fd, IPPROTO_TCP, TCP_RTO_MIN_US, &above,
+				 &len) == 0 && above > at) {
+			jiffy = (unsigned long long)(above - at);
+			j0 = ((unsigned long long)at + jiffy / 2) / jiffy;
+			hz = (unsigned int)((j0 * 1000000ull + (unsigned long long)at / 2) /
+					    (unsigned long long)at);
+			if (ibnet_floor_as_kernel_takes((unsigned int)floor, hz) != (unsigned int)at)
+				hz = 0;
+		}
+	}
+	syscall(SYS_close, fd);
+	return hz;
+}
+
+/*
+ * The seed of the process's draws: the kernel's random bytes; where it has
+ * none yet (early boot) or no getrandom (before 3.17), the process and the
+ * moment, which differ between the ranks of a node.
+ */
+static unsigned long long fresh_seed(void)
+{
+	unsigned long long seed;
+	struct timespec now;
+
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) == (ssize_t)sizeof(seed))
+		return seed;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return ((unsigned long long)getpid() << 32) ^
+	       ((unsigned long long)now.tv_sec * 1000000000ull + (unsigned long long)now.tv_nsec);
+}
+
+/* A forked child draws a sequence of its own, not its parent's next ones. */
+static void reseed_child(void)
+{
+	draw_seed = fresh_seed();
+	draws = 0;
+}
+
+/* The floor for the next socket: the process's next draw, spread. */
+static int socket_floor(void)
+{
+	unsigned long long n;
+
+	if (!kernel_hz)
+		return floor_us;
+	n = __atomic_add_fetch(&draws, 1, __ATOMIC_RELAXED);
+	return (int)ibnet_floor_spread((unsigned int)floor_us, kernel_hz,
+				       ibnet_floor_sequence_draw(draw_seed, n));
 }
 
 static void init(void)
@@ -171,6 +278,16 @@ static void init(void)
 	floor_us = (int)us;
 	floor_pid = getpid();
 	atexit(at_exit);
+	v = getenv(IBNET_RTO_ENV_SPREAD);
+	if (v && !ibnet_flag_on(v)) {
+		unspread_why = IBNET_RTO_ENV_SPREAD " is off";
+		return;
+	}
+	kernel_hz = learn_hz(floor_us, &unspread_why);
+	if (kernel_hz) {
+		draw_seed = fresh_seed();
+		pthread_atfork(NULL, NULL, reseed_child);
+	}
 }
 
 /*
@@ -195,10 +312,15 @@ EXPORT int close(int fd)
 	return next(fd);
 }
 
-/* A connection accepted on a listener with the floor has it (the kernel copies it). */
+/*
+ * A connection accepted on a listener with the floor has it (the kernel
+ * copies it), and then a draw of its own: otherwise every connection a
+ * listener accepts would time out on the same tick. Refused, it keeps the
+ * listener's, still a floor; counted with its listener, as before.
+ */
 EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
-	int conn, listening;
+	int conn, listening, saved, floor;
 
 	pthread_once(&once, init);
 	if (!next_accept4) {
@@ -208,8 +330,15 @@ EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 	listening = fd >= 0 && fd < IBNET_FLOOR_FDS &&
 		    (__atomic_load_n(&remembered[fd / 8], __ATOMIC_RELAXED) & (1u << (fd % 8)));
 	conn = next_accept4(fd, addr, len, flags);
-	if (conn >= 0 && listening)
-		remember(conn);
+	if (conn < 0 || !listening)
+		return conn;
+	remember(conn);
+	if (kernel_hz && next_setsockopt) {
+		saved = errno;
+		floor = socket_floor();
+		next_setsockopt(conn, IPPROTO_TCP, TCP_RTO_MIN_US, &floor, sizeof(floor));
+		errno = saved;
+	}
 	return conn;
 }
 
@@ -228,7 +357,7 @@ static int is_tcp(int domain, int type, int protocol)
 
 EXPORT int socket(int domain, int type, int protocol)
 {
-	int fd, saved;
+	int fd, saved, floor;
 
 	pthread_once(&once, init);
 	if (!next_socket) {
@@ -239,7 +368,8 @@ EXPORT int socket(int domain, int type, int protocol)
 	if (fd < 0 || !floor_us || !next_setsockopt || !is_tcp(domain, type, protocol))
 		return fd;
 	saved = errno;
-	if (next_setsockopt(fd, IPPROTO_TCP, TCP_RTO_MIN_US, &floor_us, sizeof(floor_us)) == 0) {
+	floor = socket_floor();
+	if (next_setsockopt(fd, IPPROTO_TCP, TCP_RTO_MIN_US, &floor, sizeof(floor)) == 0) {
 		__atomic_add_fetch(&floored, 1, __ATOMIC_RELAXED);
 		remember(fd);
 	} else

@@ -29,6 +29,16 @@
 #define IBNET_RTO_MIN_HIGH_US 200000ul
 
 /*
+ * SLURM_IBNET_TCP_RTO_SPREAD=off: every socket the preload floors gets the
+ * floor itself, not one spread per socket over the floor to twice it
+ * (contract/ibnet_tcp_floor_rule.h, issue 49). For measurements of the
+ * spread, before and after, only: not a setting for sites or jobs, and the
+ * BPF tier does not read it. Unset, or anything but ibnet_flag_on's off
+ * words (0, no, off, false, empty): spread.
+ */
+#define IBNET_RTO_ENV_SPREAD "SLURM_IBNET_TCP_RTO_SPREAD"
+
+/*
  * A floor as a user or admin writes it: "10ms", "10" (milliseconds),
  * "8000us" or "off" (*us = 0). On a bad value, writes a sentence naming
  * source and value into msg and returns -1.

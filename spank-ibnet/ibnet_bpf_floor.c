@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <sys/syscall.h>
@@ -43,6 +44,24 @@ bool ibnet_bpf_floor_built(void)
 #else
 	return false;
 #endif
+}
+
+void ibnet_bpf_floor_spread_said(const struct ibnet_bpf_floor *f, char *buf, size_t len)
+{
+	unsigned int most;
+
+	if (!f->hz) {
+		snprintf(buf, len, "not spread per socket: the kernel's HZ is unknown (libbpf "
+			 "found no kernel config, /boot/config-RELEASE or /proc/config.gz)");
+		return;
+	}
+	most = ibnet_floor_spread((unsigned int)f->floor_us, f->hz, 0xffffffffu);
+	if (most == f->floor_us)
+		snprintf(buf, len, "not spread per socket: the floor is already the kernel's "
+			 "most (200 ms)");
+	else
+		snprintf(buf, len, "spread per socket over %lu-%u us (whole jiffies at HZ %u)",
+			 f->floor_us, most, f->hz);
 }
 
 /* The enabled controllers of the hierarchy at mnt, into buf ("" if none); -1 if unreadable. */
@@ -302,6 +321,157 @@ static bool this_nodes(const char *name, const char *node)
 	return !node || !node[0] || !theirs[0] || strcmp(theirs, node) == 0;
 }
 
+#ifdef IBNET_BPF_FLOOR_TESTING
+/*
+ * Test builds only (build/tests/bpf_floor_run; the plugin and ibnet-hosts
+ * have none of this), to force the order of two processes:
+ * IBNET_BPF_FLOOR_TEST_FILES=PREFIX, and IBNET_BPF_FLOOR_TEST_PAUSE=POINT
+ * to stop at POINT: touch PREFIX.POINT, then wait (at most 30 s) for
+ * PREFIX.POINT.go. Points: "made" (a step's directory made, its program
+ * not yet attached), "queried" (the sweep found a directory with no program
+ * and has not yet removed it). PREFIX.blocked is touched, without a stop,
+ * when the lock is first found held by another.
+ */
+static void test_point(const char *point, bool stop)
+{
+	const char *prefix = getenv("IBNET_BPF_FLOOR_TEST_FILES"),
+		   *at = getenv("IBNET_BPF_FLOOR_TEST_PAUSE");
+	char path[PATH_MAX];
+	int fd, i;
+
+	if (!prefix || (stop && (!at || strcmp(at, point) != 0)))
+		return;
+	snprintf(path, sizeof(path), "%s.%s", prefix, point);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	if (!stop)
+		return;
+	snprintf(path, sizeof(path), "%s.%s.go", prefix, point);
+	for (i = 0; i < 3000 && access(path, F_OK) != 0; i++)
+		usleep(10000);
+}
+#else
+static void test_point(const char *point, bool stop)
+{
+	(void)point;
+	(void)stop;
+}
+#endif
+
+/* How long a step's start, stop or sweep waits for the lock another holds. */
+#define LOCK_WAIT_MS 2000
+
+/*
+ * One try at the lock (lock_parent): the descriptor, locked; -2 to try
+ * again (held by another, or the directory removed or not yet made
+ * meanwhile); -1 with why.
+ */
+static int try_lock(const char *parent, bool make, char *why, size_t wlen)
+{
+	struct stat held, now;
+	int fd;
+
+	if (make && mkdir(parent, 0700) < 0 && errno != EEXIST) {
+		snprintf(why, wlen, "cannot make %s: %m", parent);
+		return -1;
+	}
+	fd = open(parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT && make)	/* removed between the mkdir and the open */
+			return -2;
+		if (errno != ENOENT)
+			snprintf(why, wlen, "cannot open %s: %m", parent);
+		return -1;
+	}
+	if (fstat(fd, &held) < 0) {
+		snprintf(why, wlen, "cannot check %s: %m", parent);
+		close(fd);
+		return -1;
+	}
+	if (held.st_uid != 0) {
+		snprintf(why, wlen, "%s is not root's (owner %u): the plugin makes its cgroups only "
+			 "in a directory of root's", parent, (unsigned)held.st_uid);
+		close(fd);
+		return -1;
+	}
+	/* A user who could open it could hold the lock and keep steps from the
+	 * tier: one made 0755 (before 0.9) is narrowed to root's only. */
+	if ((held.st_mode & 077) && fchmod(fd, 0700) < 0) {
+		snprintf(why, wlen, "cannot make %s root's only (mode 0700): %m", parent);
+		close(fd);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK)
+			snprintf(why, wlen, "cannot lock %s: %m", parent);
+		close(fd);
+		return errno == EWOULDBLOCK ? -2 : -1;
+	}
+	/* Locked: still the directory at that path, or one removed meanwhile? */
+	if (stat(parent, &now) == 0 && now.st_dev == held.st_dev && now.st_ino == held.st_ino)
+		return fd;
+	close(fd);
+	return -2;
+}
+
+/*
+ * The lock that makes a sweep's query and removal of a directory one step
+ * against a step's making of its directory and attaching to it (issue 50,
+ * finding 4: a step attached between another step's sweep asking the
+ * kernel whether its empty directory had a program and removing it, and
+ * its tasks ran without the floor): flock on <mount>/spank-ibnet itself.
+ * That directory, not a file elsewhere: every node on this kernel shares
+ * the hierarchy, and so the lock, whatever /run each has. Mode 0700, root's:
+ * no user can open it to hold the lock and keep steps from the tier. It is
+ * removed only under the lock, so a directory locked and still at its path
+ * is the one every other holder locks. make: make it if it is not there (a
+ * step's start). Waits at most LOCK_WAIT_MS, and never blocks slurmstepd
+ * longer. Unlocked by closing. The descriptor, or -1 with why ("" where
+ * make is false and there is no directory: nothing to lock).
+ */
+static int lock_parent(const char *mount, bool make, char *why, size_t wlen)
+{
+	char parent[PATH_MAX];
+	int waited_ms, fd;
+
+	why[0] = '\0';
+	if ((size_t)snprintf(parent, sizeof(parent), "%s/" IBNET_BPF_FLOOR_DIR, mount) >=
+	    sizeof(parent)) {
+		snprintf(why, wlen, "the cgroup2 mount's path %s is too long", mount);
+		return -1;
+	}
+	for (waited_ms = 0; waited_ms <= LOCK_WAIT_MS; waited_ms += 10) {
+		fd = try_lock(parent, make, why, wlen);
+		if (fd != -2)
+			return fd;
+		if (!waited_ms)
+			test_point("blocked", false);
+		usleep(10000);
+	}
+	snprintf(why, wlen, "%s was held locked for over %d s by another step's start, stop or "
+		 "sweep (the lock that keeps a sweep from removing a starting step's cgroup)",
+		 parent, LOCK_WAIT_MS / 1000);
+	return -1;
+}
+
+/*
+ * rmdir <mount>/spank-ibnet if no step's directory is left in it, under the
+ * lock (lock_parent says why). Lock not had: left, empty; harmless, and the
+ * next step's stop removes it.
+ */
+static void remove_parent_if_empty(const char *mount)
+{
+	char parent[PATH_MAX], why[PATH_MAX + 200];
+	int lock = lock_parent(mount, false, why, sizeof(why));
+
+	if (lock < 0)
+		return;
+	snprintf(parent, sizeof(parent), "%s/" IBNET_BPF_FLOOR_DIR, mount);
+	rmdir(parent);	/* fails while another step's cgroup is there */
+	close(lock);
+}
+
 /* Write one line to a cgroup file (cgroup.procs): 0, or -1 with errno. */
 static int write_line(const char *path, const char *text)
 {
@@ -371,12 +541,10 @@ static int move_out(const char *dir, const char *mount)
  */
 static void remove_cgroup(const char *dir, const char *mount, char *note, size_t nlen)
 {
-	char parent[PATH_MAX];
 	int moved = move_out(dir, mount);
 
-	snprintf(parent, sizeof(parent), "%s/" IBNET_BPF_FLOOR_DIR, mount);
 	if (rmdir(dir) == 0 || errno == ENOENT) {
-		rmdir(parent);	/* fails while another step's cgroup is there */
+		remove_parent_if_empty(mount);
 		if (moved)
 			snprintf(note, nlen, "%d process%s still in %s moved to %s", moved,
 				 moved == 1 ? "" : "es", dir, mount);
@@ -413,17 +581,28 @@ static int program_attached(const char *path)
 
 int ibnet_bpf_floor_sweep(const char *mount, const char *keep, char *note, size_t nlen)
 {
-	char dir[PATH_MAX], path[PATH_MAX * 2];
+	char dir[PATH_MAX], path[PATH_MAX * 2], why[PATH_MAX + 200];
 	size_t used = 0;
 	struct dirent *e;
 	DIR *d;
-	int removed = 0;
+	int removed = 0, lock;
 
 	note[0] = '\0';
+	/*
+	 * Under the lock, so no step attaches between the query and the rmdir
+	 * below. Not had: nothing swept (the stale directories wait for the
+	 * next start); the attach that follows waits for the same lock and,
+	 * not getting it, says why.
+	 */
+	lock = lock_parent(mount, false, why, sizeof(why));
+	if (lock < 0)
+		return 0;
 	snprintf(dir, sizeof(dir), "%s/" IBNET_BPF_FLOOR_DIR, mount);
 	d = opendir(dir);
-	if (!d)
+	if (!d) {
+		close(lock);
 		return 0;
+	}
 	while ((e = readdir(d))) {
 		if (!ibnet_bpf_floor_is_ours(e->d_name) || (keep && strcmp(e->d_name, keep) == 0) ||
 		    !this_nodes(e->d_name, keep ? node_part(keep) : NULL))
@@ -432,6 +611,7 @@ int ibnet_bpf_floor_sweep(const char *mount, const char *keep, char *note, size_
 		/* A program attached: a live step's, whose tasks are not in yet. */
 		if (program_attached(path) != 0)
 			continue;
+		test_point("queried", true);
 		if (rmdir(path) < 0)	/* processes or children in it: not stale, or not yet */
 			continue;
 		removed++;
@@ -442,6 +622,7 @@ int ibnet_bpf_floor_sweep(const char *mount, const char *keep, char *note, size_
 		}
 	}
 	closedir(d);
+	close(lock);
 	return removed;
 }
 
@@ -486,7 +667,7 @@ int ibnet_bpf_floor_sweep_job(const char *mount, unsigned long job, const char *
 			used = nlen - 1;
 	}
 	closedir(d);
-	rmdir(dir);	/* fails while another job's step is there */
+	remove_parent_if_empty(mount);	/* kept while another job's step is there */
 	return removed;
 }
 
@@ -824,15 +1005,66 @@ static int attach_to(struct ibnet_bpf_floor *f, struct bpf_program *prog, char *
 	return 0;
 }
 
+/*
+ * A directory of the step's own name, found under the lock (lock_parent):
+ * another node's of this name on this kernel (two slurmd or containers
+ * under one hostname), or left by an earlier run of this step (a requeued
+ * job whose epilog never ran: issue 50, finding 5, where the step ran
+ * without the tier). Every step attaches under the same lock, so a live
+ * step's has its program: that one is refused, as is one the kernel cannot
+ * say of, one not root's, and one with processes or cgroups in it (rmdir
+ * refuses). One with none of these is left over: removed and made again,
+ * said in note. 0, or -1 with why (the directory left alone).
+ */
+static int replace_stale(const char *dir, char *note, size_t nlen, char *why, size_t wlen)
+{
+	int attached = program_attached(dir);
+	struct stat st;
+
+	if (attached > 0) {
+		/* Sharing it, each node would count the other's sockets, and the
+		 * first to stop would move the other's tasks out. */
+		snprintf(why, wlen, "the step's cgroup %s already exists, made by another node of "
+			 "this name on this machine (two slurmd or containers under one hostname?)",
+			 dir);
+		return -1;
+	}
+	if (attached < 0) {
+		snprintf(why, wlen, "the step's cgroup %s already exists, and the kernel cannot say "
+			 "whether a program is attached to it (BPF_PROG_QUERY): left alone", dir);
+		return -1;
+	}
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0) {
+		snprintf(why, wlen, "the step's cgroup %s already exists and is not a directory of "
+			 "root's: left alone", dir);
+		return -1;
+	}
+	if (rmdir(dir) < 0) {
+		snprintf(why, wlen, "the step's cgroup %s already exists with no program attached "
+			 "but cannot be removed (%m: processes or cgroups in it, an earlier run's "
+			 "tasks that outlived it?): left alone", dir);
+		return -1;
+	}
+	if (mkdir(dir, 0755) < 0) {
+		snprintf(why, wlen, "cannot make the step's cgroup %s again: %m", dir);
+		return -1;
+	}
+	snprintf(note, nlen, "the step's cgroup %s was left by an earlier run of this step (no "
+		 "program attached, no process in it: a requeued job whose epilog did not run?); "
+		 "removed and made anew", dir);
+	return 0;
+}
+
 int ibnet_bpf_floor_attach(struct ibnet_bpf_floor *f, const char *mount, const char *name,
 			   char *why, size_t wlen)
 {
 	struct bpf_program *prog = f->obj ? lib.bpf_object__find_program_by_name(f->obj, PROG_NAME) :
 				   NULL;
 	char parent[PATH_MAX];
-	int tries;
-	bool made = false;
+	int lock;
+	bool made;
 
+	f->note[0] = '\0';
 	if (!prog || !ibnet_bpf_floor_is_ours(name)) {
 		snprintf(why, wlen, "no program loaded, or '%s' is not a step's cgroup name", name);
 		return -1;
@@ -846,45 +1078,28 @@ int ibnet_bpf_floor_attach(struct ibnet_bpf_floor *f, const char *mount, const c
 		return -1;
 	}
 	snprintf(f->mount, sizeof(f->mount), "%s", mount);
-	for (tries = 0; tries < 3; tries++) {
-		/* Another step's stop may remove the parent between the two: try again. */
-		made = (mkdir(parent, 0755) == 0 || errno == EEXIST) && mkdir(f->cgroup, 0755) == 0;
-		if (!made && errno == ENOENT)
-			continue;
-		if (!made && errno == EEXIST) {
-			/* Not ours: another node of this name on this kernel (two
-			 * slurmd under one hostname, containers without their own)
-			 * has this step's cgroup; sharing it, each would count the
-			 * other's sockets and the first to stop would move the
-			 * other's tasks out. */
-			snprintf(why, wlen, "the step's cgroup %s already exists, made by another "
-				 "node of this name on this machine (two slurmd or containers under "
-				 "one hostname?)", f->cgroup);
-			f->cgroup[0] = '\0';
-			return -1;
-		}
-		if (!made)
-			break;
-		if (attach_to(f, prog, why, wlen) < 0) {
-			/* Swept between the mkdir and the attach's open: make it again. */
-			if (access(f->cgroup, F_OK) != 0 && errno == ENOENT)
-				continue;
-			rmdir(f->cgroup);
-			f->cgroup[0] = '\0';
-			return -1;
-		}
-		/* Another step's sweep may have removed the directory between its
-		 * mkdir and the attach (it was empty, with no program): then the
-		 * program sits on a removed cgroup. Once attached, no sweep
-		 * removes it. */
-		if (access(f->cgroup, F_OK) == 0)
-			return 0;
-		lib.bpf_link__destroy(f->link);
-		f->link = NULL;
+	/* Made and attached under the lock: no sweep sees it without its program. */
+	lock = lock_parent(mount, true, why, wlen);
+	if (lock < 0) {
+		f->cgroup[0] = '\0';
+		return -1;
 	}
-	snprintf(why, wlen, "cannot make the step's cgroup %s: %m", f->cgroup);
-	f->cgroup[0] = '\0';
-	return -1;
+	made = mkdir(f->cgroup, 0755) == 0;
+	if (!made && errno == EEXIST)
+		made = replace_stale(f->cgroup, f->note, sizeof(f->note), why, wlen) == 0;
+	else if (!made)
+		snprintf(why, wlen, "cannot make the step's cgroup %s: %m", f->cgroup);
+	if (made) {
+		test_point("made", true);
+		if (attach_to(f, prog, why, wlen) < 0) {
+			rmdir(f->cgroup);
+			made = false;
+		}
+	}
+	close(lock);
+	if (!made)
+		f->cgroup[0] = '\0';
+	return made ? 0 : -1;
 }
 
 int ibnet_bpf_floor_attach_slurms(struct ibnet_bpf_floor *f, const char *dir, char *why,

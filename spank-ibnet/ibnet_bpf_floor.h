@@ -53,6 +53,8 @@ struct ibnet_bpf_floor {
 	char cgroup[PATH_MAX];		/* the step's directory; "": none made */
 	char mount[PATH_MAX];		/* the cgroup2 mount it is under */
 	bool slurms;			/* cgroup is Slurm's step_S/user: not ours to fill or remove */
+	char note[PATH_MAX + 256];	/* what the attach found, for the log: a stale directory
+					 * of the step's name made anew; "": nothing */
 };
 
 /* What the step's sockets met, summed over CPUs (keys as in the program). */
@@ -65,6 +67,13 @@ struct ibnet_bpf_floor_counts {
 
 /* Was this build linked with libbpf? */
 bool ibnet_bpf_floor_built(void);
+
+/*
+ * How the loaded program spreads f's floor per connection
+ * (ibnet_tcp_floor_rule.h, issue 49), for the step's log line: "spread per
+ * socket over 12000-24000 us (whole jiffies at HZ 250)", or why not.
+ */
+void ibnet_bpf_floor_spread_said(const struct ibnet_bpf_floor *f, char *buf, size_t len);
 
 /*
  * The first cgroup2 mount in /proc/self/mountinfo, into mnt; 0, or -1 with
@@ -86,10 +95,14 @@ int ibnet_bpf_floor_load(struct ibnet_bpf_floor *f, const char *object, unsigned
 
 /*
  * Make <mount>/spank-ibnet/<name> (name: job_J.step_S.NODE, see
- * ibnet_bpf_floor_name) and attach the loaded program to it. 0, or -1 with
+ * ibnet_bpf_floor_name) and attach the loaded program to it, both under
+ * the lock the sweeps take (flock on <mount>/spank-ibnet, mode 0700, waited
+ * for at most 2 s), so no sweep removes it between the two. 0, or -1 with
  * why (the directory is removed again). A directory of that name that
- * exists already is not ours (another node of this name on this kernel):
- * -1, and it is left alone.
+ * exists already with a program attached is another node's of this name
+ * on this kernel: -1, and it is left alone; one with no program and
+ * nothing in it, root's, is an earlier run's of this step (a requeued job
+ * whose epilog did not run): removed and made anew, said in f->note.
  */
 int ibnet_bpf_floor_attach(struct ibnet_bpf_floor *f, const char *mount, const char *name,
 			   char *why, size_t wlen);
@@ -167,8 +180,10 @@ bool ibnet_bpf_floor_is_ours(const char *name);
  * was killed (its link, and so its program, went with it). A live step's
  * directory has its program from the attach on, and is empty until its
  * tasks are moved in: it is left, as is one with processes (rmdir refuses)
- * or one the kernel cannot say of. Their names go into note; returns how
- * many were removed.
+ * or one the kernel cannot say of. Each directory's query and removal are
+ * one step against a step's start: both hold the lock (ibnet_bpf_floor_attach);
+ * not had within 2 s, nothing is swept. Their names go into note; returns
+ * how many were removed.
  */
 int ibnet_bpf_floor_sweep(const char *mount, const char *keep, char *note, size_t nlen);
 

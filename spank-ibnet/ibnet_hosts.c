@@ -576,8 +576,10 @@ static int run_probe(struct hosts_cmd *c)
 
 static int run_env(struct hosts_cmd *c)
 {
+	/* In a task, slurmstepd's SLURMD_NODENAME is this node's Slurm name. */
 	struct ibnet_step_inputs in = { .opts = &c->opts, .lookup = process_getenv,
-					.nodelist = c->nodelist, .iface = c->iface };
+					.nodelist = c->nodelist, .iface = c->iface,
+					.node_name = getenv("SLURMD_NODENAME") };
 
 	return do_env(&c->cfg, &in, c->repeat, &c->err);
 }

@@ -119,3 +119,17 @@ nomem:
 	ibnet_err_set(err, IBNET_PREFIX "out of memory reading the job's nodes");
 	return -1;
 }
+
+char *ibnet_job_node_name(ibnet_env_lookup_fn lookup, void *ctx, unsigned long nodeid, bool batch)
+{
+	const char *list = lookup(ctx, batch ? "SLURM_JOB_NODELIST" : "SLURM_STEP_NODELIST");
+	struct ibnet_strvec nodes = { 0 };
+	struct ibnet_err ignored;
+	char *name = NULL;
+
+	if (list && ibnet_hostlist_expand_max(list, IBNET_JOB_HOSTS_MAX, &nodes, &ignored) == 0 &&
+	    nodeid < nodes.n)
+		name = strdup(nodes.v[nodeid]);
+	ibnet_strvec_free(&nodes);
+	return name;
+}

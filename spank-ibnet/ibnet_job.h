@@ -38,11 +38,13 @@ struct ibnet_job {
 	/* The job's nodes (ibnet_step_plan) */
 	const char *nodelist;		/* NULL: no hosts */
 	unsigned long max_hosts;	/* how many the job has; 0: IBNET_JOB_HOSTS_MAX */
+	const char *node_name;		/* this node's Slurm name; NULL: its host name only */
 	char nodes_note[256];		/* variables not taken for the nodes, and why (log line) */
 	/* What this node has (ibnet_probe_job) */
 	const char *iface;		/* the interface to use; NULL for none */
 	char iface_found[IBNET_IFNAME_MAX];	/* what the probe found, where iface points */
-	char iface_how[160];		/* found by route: how ("the route to c1-2"); "" else */
+	char iface_how[400];		/* found by route: how ("the route to c1-2"), and the
+					   peers passed over; "" else */
 	const char *rspreload_path;	/* for rsocket */
 	const char *rsgate_path;
 	const char *alltoall_path;	/* the job preload (paced all-to-all, TCP floor), if on
@@ -74,6 +76,17 @@ struct ibnet_job {
  */
 int ibnet_job_nodelist(ibnet_env_lookup_fn lookup, void *ctx, char **out, unsigned long *max,
 		       char *note, size_t note_len, struct ibnet_err *err);
+
+/*
+ * This node's Slurm name (NodeName, which need not be its host name): the
+ * nodeid-th of the step's nodes (SLURM_STEP_NODELIST), or for the batch
+ * step the job's first (SLURM_JOB_NODELIST), where the batch script runs.
+ * Not SLURMD_NODENAME: slurmstepd sets it in each task's environment,
+ * after user_init, and one in the job's own is another node's (an srun in
+ * a batch script carries the batch node's). malloc'd; NULL if the list is
+ * missing, not a hostlist or too short.
+ */
+char *ibnet_job_node_name(ibnet_env_lookup_fn lookup, void *ctx, unsigned long nodeid, bool batch);
 
 /* Did the step ask for an ordered all-to-all (paced or pairwise)? */
 static inline bool ibnet_job_ordered(const struct ibnet_job *job)

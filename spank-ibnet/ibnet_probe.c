@@ -322,7 +322,10 @@ static int choose_iface(const struct ibnet_config *cfg, struct ibnet_job *job, c
 	bool ib = ibnet_transport_needs_ib(job->transport);
 	const char *ifaces = ib ? cfg->ib_iface : cfg->eth_iface;
 	bool given = ib ? cfg->ib_iface_given : cfg->eth_iface_given;
-	char route_why[300];
+	struct ibnet_route_ask ask = { .nodelist = job->nodelist, .max_hosts = job->max_hosts,
+				       .node_name = job->node_name, .rule = ib ? cfg->ib_rule : NULL,
+				       .on_link = ib };
+	char route_why[512];
 
 	job->iface_how[0] = '\0';
 	if (ibnet_probe_iface(ifaces, why, job->iface_found, err) == 0) {
@@ -331,8 +334,7 @@ static int choose_iface(const struct ibnet_config *cfg, struct ibnet_job *job, c
 	}
 	if (given && !ibnet_probe_lists_route(ifaces))
 		return -1;
-	if (ibnet_iface_route(job->nodelist, job->max_hosts, ib ? cfg->ib_rule : NULL, ib,
-			      job->iface_found, job->iface_how, sizeof(job->iface_how),
+	if (ibnet_iface_route(&ask, job->iface_found, job->iface_how, sizeof(job->iface_how),
 			      route_why, sizeof(route_why)) == 0) {
 		job->iface = job->iface_found;
 		return 0;

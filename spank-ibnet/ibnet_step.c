@@ -21,6 +21,7 @@ int ibnet_step_plan(const struct ibnet_config *cfg, const struct ibnet_step_inpu
 	if (in->iface && job->transport != IBNET_NONE)
 		job->iface = in->iface;
 	job->floor_chosen = in->floor_chosen;
+	job->node_name = in->node_name;
 	/* The nodes first: the probe may find the interface by the route to them. */
 	if (in->nodelist) {
 		job->nodelist = in->nodelist;

@@ -25,6 +25,7 @@ struct ibnet_step_inputs {
 	ibnet_env_lookup_fn lookup;	/* the step's environment */
 	void *ctx;
 	const char *nodelist;		/* the job's nodes as given; NULL: from the environment */
+	const char *node_name;		/* this node's Slurm name; NULL: its host name only */
 	const char *iface;		/* the node's interface as given; NULL: probe this node */
 	/* The floor's tier, chosen (and for bpf started) by the plugin as root;
 	   NULL: the probe checks the tiers (ibnet-hosts) */

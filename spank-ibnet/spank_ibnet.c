@@ -294,10 +294,16 @@ static void start_floor(spank_t sp, const struct ibnet_job *job)
 			   cfg.tcp_rto_bpf, &bpf_floor, cgroup, &floor_choice, swept, sizeof(swept));
 	floor_chosen = true;
 	step_name(sp, name, sizeof(name));
-	if (bpf_floor.link)	/* which cgroup holds the floor: an admin's first question */
+	if (bpf_floor.link) {	/* which cgroup holds the floor: an admin's first question */
+		char spread[160];
+
+		ibnet_bpf_floor_spread_said(&bpf_floor, spread, sizeof(spread));
 		LOG_CAPPED(slurm_info, IBNET_PREFIX "%s: TCP retransmission floor by BPF on %s "
-			   "cgroup %s", name, bpf_floor.slurms ? "Slurm's step" : "the plugin's own",
-			   bpf_floor.cgroup);
+			   "cgroup %s, %s", name, bpf_floor.slurms ? "Slurm's step" : "the plugin's own",
+			   bpf_floor.cgroup, spread);
+	}
+	if (bpf_floor.note[0])	/* a stale directory of the step's own name, made anew */
+		LOG_CAPPED(slurm_info, IBNET_PREFIX "%s: %s", name, bpf_floor.note);
 	if (swept[0])
 		LOG_CAPPED(slurm_info, IBNET_PREFIX "%s: removed the empty cgroups of ended steps "
 			   "(their slurmstepd was killed): %s", name, swept);
@@ -388,8 +394,9 @@ static bool broken_config_blocks(char **env)
 static void plan_step(spank_t sp)
 {
 	struct ibnet_step_inputs in = { .opts = &opts, .lookup = job_getenv };
-	char **env = NULL;
+	char **env = NULL, *node_name = NULL;
 	char name[128];
+	uint32_t node_id = 0, step_id = 0;
 
 	step_name(sp, name, sizeof(name));
 	if (spank_get_item(sp, S_JOB_ENV, &env) != ESPANK_SUCCESS) {
@@ -410,8 +417,17 @@ static void plan_step(spank_t sp)
 	}
 	in.ctx = env;
 	in.floor_chosen = floor_chosen ? &floor_choice : NULL;
-	if (ibnet_step_plan(&cfg, &in, &step, &step_err) < 0)
+	/* The interface by route knows this node among the job's by its Slurm name too. */
+	if (spank_get_item(sp, S_JOB_NODEID, &node_id) == ESPANK_SUCCESS &&
+	    spank_get_item(sp, S_JOB_STEPID, &step_id) == ESPANK_SUCCESS)
+		in.node_name = node_name = ibnet_job_node_name(job_getenv, env, node_id,
+							       step_id == 0xfffffffb);
+	if (ibnet_step_plan(&cfg, &in, &step, &step_err) < 0) {
+		free(node_name);
 		goto refused;
+	}
+	free(node_name);	/* read by the plan only */
+	step.job.node_name = NULL;
 	step_planned = true;
 	if (step.asked_nothing)
 		LOG_CAPPED(slurm_verbose, IBNET_PREFIX "%s: %s", name,

@@ -14,6 +14,14 @@
  * active and passive (a listener made before the program was attached). The RTO and
  * retransmission callbacks are enabled per socket once it is established;
  * they cost a call on loss only.
+ *
+ * Each connection's floor is spread (issue 49): a whole number of jiffies
+ * from the floor's to twice it (contract/ibnet_tcp_floor_rule.h), drawn
+ * from its addresses and ports, so that flows a shallow switch port
+ * dropped together do not all time out and resend on the same tick. Drawn
+ * from the connection, not at random, so that its connect and its
+ * establishment give it the same floor. A listener keeps the floor itself:
+ * each connection it accepts draws its own at establishment.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -56,14 +64,31 @@ static __always_inline void count(__u32 key, __u64 n)
 		*c += n;	/* per CPU: no other writer */
 }
 
-static __always_inline void give_floor(struct bpf_sock_ops *skops)
+/* The connection's draw, from the words that name it (the local port is bound by connect). */
+static __always_inline __u32 connection_draw(const struct bpf_sock_ops *skops)
+{
+	__u32 words[] = {
+		skops->family, skops->local_ip4, skops->remote_ip4,
+		skops->local_ip6[0], skops->local_ip6[1], skops->local_ip6[2], skops->local_ip6[3],
+		skops->remote_ip6[0], skops->remote_ip6[1], skops->remote_ip6[2], skops->remote_ip6[3],
+		skops->local_port, skops->remote_port,
+	};
+
+	return ibnet_floor_flow_draw(words, sizeof(words) / sizeof(words[0]));
+}
+
+/* spread: a connection's own floor; else the floor itself (a listener). */
+static __always_inline void give_floor(struct bpf_sock_ops *skops, int spread)
 {
 	__u32 zero = 0, *floor_us = bpf_map_lookup_elem(&floor_config, &zero);
 	int v;
 
 	if (!floor_us || !*floor_us)
 		return;
-	v = (int)ibnet_floor_as_kernel_takes(*floor_us, CONFIG_HZ);
+	if (spread)
+		v = (int)ibnet_floor_spread(*floor_us, CONFIG_HZ, connection_draw(skops));
+	else
+		v = (int)ibnet_floor_as_kernel_takes(*floor_us, CONFIG_HZ);
 	if (bpf_setsockopt(skops, SOL_TCP, TCP_BPF_RTO_MIN, &v, sizeof(v)) == 0)
 		count(COUNT_FLOORED, 1);
 	else
@@ -74,13 +99,15 @@ SEC("sockops")
 int ibnet_tcp_floor(struct bpf_sock_ops *skops)
 {
 	switch (skops->op) {
-	case BPF_SOCK_OPS_TCP_CONNECT_CB:
 	case BPF_SOCK_OPS_TCP_LISTEN_CB:
-		give_floor(skops);
+		give_floor(skops, 0);
+		break;
+	case BPF_SOCK_OPS_TCP_CONNECT_CB:
+		give_floor(skops, 1);
 		break;
 	case BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB:
 	case BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB:
-		give_floor(skops);
+		give_floor(skops, 1);
 		bpf_sock_ops_cb_flags_set(skops, skops->bpf_sock_ops_cb_flags |
 					  BPF_SOCK_OPS_RTO_CB_FLAG | BPF_SOCK_OPS_RETRANS_CB_FLAG);
 		break;

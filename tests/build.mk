@@ -42,7 +42,7 @@ asan: $(B)/asan/ibnet-hosts
 $(B)/asan/ibnet-hosts: $(SRC)/ibnet_hosts.c $(TOOL_SRC) $(wildcard $(SRC)/*.h $(CONTRACT)/*.h)
 	mkdir -p $(B)/asan
 	$(CC) -std=gnu11 $(WARN) $(DEFS) -I$(CONTRACT) -O1 -g -fsanitize=address,undefined \
-	    -fno-omit-frame-pointer -o $@ $(SRC)/ibnet_hosts.c $(TOOL_SRC) $(BPF_LIBS)
+	    -fno-omit-frame-pointer -o $@ $(SRC)/ibnet_hosts.c $(TOOL_SRC) $(CORE_LIBS)
 
 # libFuzzer harnesses (tests/fuzz), under ASan and UBSan; needs clang.
 #   make fuzz                  every harness for FUZZ_SECONDS (default 30) each
@@ -55,7 +55,7 @@ FUZZ_FLAGS = -std=gnu11 $(WARN) $(DEFS) -g -O1 -fsanitize=fuzzer,address,undefin
 fuzz-build: $(FUZZERS:%=$(B)/fuzz/fuzz_%)
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(TOOL_SRC) $(wildcard $(SRC)/*.h $(CONTRACT)/*.h)
 	mkdir -p $(B)/fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(TOOL_SRC) $(BPF_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(TOOL_SRC) $(CORE_LIBS)
 fuzz: fuzz-build
 	tests/fuzz/run $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS))
 
@@ -161,6 +161,11 @@ programs: $(B)/tests/floor_rule
 $(B)/tests/floor_rule: tests/programs/floor_rule.c $(CONTRACT)/ibnet_tcp_floor_rule.h
 	mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) -O2 -I$(CONTRACT) -o $@ tests/programs/floor_rule.c
+# The floor spread per socket, against the kernel's rounding (tests/unit/tcp-floor.bats).
+programs: $(B)/tests/floor_spread
+$(B)/tests/floor_spread: tests/programs/floor_spread.c $(CONTRACT)/ibnet_tcp_floor_rule.h
+	mkdir -p $(B)/tests
+	$(CC) -std=gnu11 $(WARN) -O2 -I$(CONTRACT) -o $@ tests/programs/floor_spread.c
 # The plugin's tally directory, made and collected as the plugin does (tests/unit/tally.bats).
 programs: $(B)/tests/tally_dir
 $(B)/tests/tally_dir: tests/programs/tally_dir.c $(SRC)/ibnet_tally.c $(SRC)/ibnet_tally.h \
@@ -186,11 +191,12 @@ $(B)/tests/route_choice: tests/programs/route_choice.c $(A2A_SRC)/ibnet_a2a_choi
 $(B)/tests/linda_standin: tests/programs/linda_standin.c
 	mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $<
-# The retransmission floor's BPF tier driven without Slurm (tests/unit/tcp-floor-bpf.bats).
+# The retransmission floor's BPF tier driven without Slurm (tests/unit/tcp-floor-bpf.bats),
+# with its test points (-DIBNET_BPF_FLOOR_TESTING: IBNET_BPF_FLOOR_TEST_PAUSE), never installed.
 programs: $(if $(filter yes,$(WITH_BPF)),$(B)/tests/bpf_floor_run)
 $(B)/tests/bpf_floor_run: tests/programs/bpf_floor_run.c $(SRC)/ibnet_bpf_floor.c $(SRC)/ibnet_bpf_floor.h
 	mkdir -p $(B)/tests
-	$(CC) -std=gnu11 $(WARN) $(DEFS) -O2 -I$(SRC) -I$(CONTRACT) -o $@ tests/programs/bpf_floor_run.c \
+	$(CC) -std=gnu11 $(WARN) $(DEFS) -DIBNET_BPF_FLOOR_TESTING -O2 -I$(SRC) -I$(CONTRACT) -o $@ tests/programs/bpf_floor_run.c \
 	    $(SRC)/ibnet_bpf_floor.c $(BPF_LIBS)
 # Every form of the call (tests/unit/alltoall-forms.bats): two threads at once.
 programs: $(TEST_MPIS:%=$(B)/tests/a2a_threads.%)

@@ -15,8 +15,18 @@
  *        Slurm's .../step_S/user, the child is moved to user/task_0 first
  *        (as Slurm does), nothing is made or removed
  *
- * Prints "swept: NAMES", "cgroup: PATH", "floor: US (asked US, HZ N)" (as the
+<<<<<<< HEAD
+ * Built with IBNET_BPF_FLOOR_TESTING: IBNET_BPF_FLOOR_TEST_PAUSE and _FILES
+ * stop it at a named point (ibnet_bpf_floor.c says which), to force the
+ * order of two of them.
+ *
+ * Prints "swept: NAMES", "cgroup: PATH", "note: NOTE" (a stale directory of
+ * its name made anew), "floor: US (asked US, HZ N)" (as the
  * kernel takes it), the command's output, then
+=======
+ * Prints "swept: NAMES", "cgroup: PATH", "floor: US (asked US, HZ N), spread
+ * per socket over US-US ..." (as the kernel takes it), the command's output, then
+>>>>>>> floor-spread
  * "counts: floored=N refused=N rto=N retrans=N" and "stopped: NOTE".
  * Run as root, under a cgroup2 mount the test made (tests/unit/tcp-floor-bpf.bats).
  */
@@ -91,7 +101,14 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("cgroup: %s\n", f.cgroup);
+<<<<<<< HEAD
+	if (f.note[0])
+		printf("note: %s\n", f.note);
 	printf("floor: %lu us (asked %s us, HZ %u)\n", f.floor_us, argv[2], f.hz);
+=======
+	ibnet_bpf_floor_spread_said(&f, note, sizeof(note));
+	printf("floor: %lu us (asked %s us, HZ %u), %s\n", f.floor_us, argv[2], f.hz, note);
+>>>>>>> floor-spread
 	fflush(stdout);
 	if (strcmp(argv[4], "--hold") == 0) {
 		FILE *p = fopen(argv[5], "w");

@@ -191,10 +191,17 @@ paced_probe() {
 # route_ns SCRIPT: SCRIPT in a network namespace of its own (spank-routetest-PID,
 # deleted after) whose interfaces are eno1 (198.18.250.1/24) and ib0x
 # (198.19.250.1/24), a route to 10.99.0.0/24 through a gateway on ib0x, and
-# an /etc/hosts naming peer, peer-ib and far-ib.
+# an /etc/hosts naming peer, peer-ib and far-ib, then the lines of
+# ROUTE_NS_HOSTS. ROUTE_NS_SETUP: commands run before, with the namespace
+# in $ns; ROUTE_NS_RESOLV, ROUTE_NS_GAI: the namespace's /etc/resolv.conf
+# and /etc/gai.conf.
 route_ns() {
 	local ns=spank-routetest-$$ hosts=$BATS_TEST_TMPDIR/hosts i rc=0
-	printf '127.0.0.1 localhost\n198.18.250.2 peer\n198.19.250.2 peer-ib\n10.99.0.2 far-ib\n' > "$hosts"
+	local resolv=$BATS_TEST_TMPDIR/resolv.conf gai=$BATS_TEST_TMPDIR/gai.conf
+	printf '127.0.0.1 localhost\n198.18.250.2 peer\n198.19.250.2 peer-ib\n10.99.0.2 far-ib\n%s' \
+		"${ROUTE_NS_HOSTS:+$ROUTE_NS_HOSTS$'\n'}" > "$hosts"
+	if [ -n "${ROUTE_NS_RESOLV:-}" ]; then printf '%s\n' "$ROUTE_NS_RESOLV"; else cat /etc/resolv.conf; fi > "$resolv"
+	if [ -n "${ROUTE_NS_GAI:-}" ]; then printf '%s\n' "$ROUTE_NS_GAI"; else cat /etc/gai.conf; fi > "$gai"
 	ip netns add "$ns"
 	ip -n "$ns" link set lo up
 	ip -n "$ns" link add eno1 type veth peer name eno1p
@@ -203,8 +210,10 @@ route_ns() {
 	ip -n "$ns" addr add 198.19.250.1/24 dev ib0x
 	for i in eno1 eno1p ib0x ib0xp; do ip -n "$ns" link set "$i" up; done
 	ip -n "$ns" route add 10.99.0.0/24 via 198.19.250.254 dev ib0x onlink
+	eval "${ROUTE_NS_SETUP:-}"
 	ip netns exec "$ns" unshare -m --propagation private env IBNET_HOSTS="$IBNET_HOSTS" \
-		sh -c 'mount --bind "$1" /etc/hosts && eval "$2"' _ "$hosts" "$1" || rc=$?
+		sh -c 'mount --bind "$1" /etc/hosts && mount --bind "$3" /etc/resolv.conf &&
+			mount --bind "$4" /etc/gai.conf && eval "$2"' _ "$hosts" "$1" "$resolv" "$gai" || rc=$?
 	ip netns del "$ns"
 	return $rc
 }
@@ -225,4 +234,58 @@ route_ns() {
 	# The default's and eth0,route's.
 	[ "$(grep -c '^spank-ibnet: transport=tcp (--transport), alltoall=default (default), interface eno1 (the route to peer); 15 environment changes$' <<<"$output")" -eq 2 ]
 	assert_line "export OMPI_MCA_btl_tcp_if_include='eno1'"
+}
+
+@test "the interface by route knows this node by its Slurm name and by its own address as well as its host name, never takes a loopback address for it, and in a job of one node whose name is 127.0.1.1 (Debian's /etc/hosts) takes the default route's interface (issue 50, finding 10)" {
+	[ "$(id -u)" -eq 0 ] || skip "making a network namespace needs root"
+	ROUTE_NS_HOSTS="127.0.1.1 $(hostname)
+198.18.250.1 node1
+198.19.250.1 node1-ib
+127.0.1.1 loopy" \
+	ROUTE_NS_SETUP='ip -n "$ns" route add default via 198.18.250.254 dev eno1 onlink' \
+	ROUTE_NS_RESOLV='nameserver 127.0.0.1' \
+	run route_ns '
+		$IBNET_HOSTS --env --transport=tcp --nodelist "$(hostname)" 2>&1 | head -1
+		$IBNET_HOSTS --env --transport=ipoib --nodelist "$(hostname)" 2>&1 | head -1
+		SLURMD_NODENAME=node1 $IBNET_HOSTS --env --transport=tcp --nodelist "node1,peer" 2>&1 | head -1
+		SLURMD_NODENAME=node1 $IBNET_HOSTS --env --transport=tcp --nodelist "node1" 2>&1 | head -1
+		$IBNET_HOSTS --env --transport=ipoib --nodelist "node1,peer" 2>&1 | head -1
+		$IBNET_HOSTS --env --transport=tcp --nodelist "$(hostname),loopy,peer" 2>&1 | head -1'
+	assert_success
+	assert_line "spank-ibnet: transport=tcp (--transport), alltoall=default (default), interface eno1 (the interface of this node's default route; $(hostname) has only a loopback address here); 14 environment changes"
+	# IB is never taken from a default route, a gateway's.
+	assert_line "spank-ibnet: --transport=ipoib needs network interface ib0, which is down or has no address on this node, nor one by route: $(hostname)-ib has no IPv4 address here (getaddrinfo)"
+	assert_line 'spank-ibnet: transport=tcp (--transport), alltoall=default (default), interface eno1 (the route to peer); 15 environment changes'
+	assert_line "spank-ibnet: transport=tcp (--transport), alltoall=default (default), interface eno1 (the interface of this node's own address (node1)); 14 environment changes"
+	assert_line "spank-ibnet: transport=ipoib (--transport), alltoall=default (default), interface ib0x (the route to peer-ib; node1-ib is this node (198.19.250.1 is its own address)); 15 environment changes"
+	assert_line "spank-ibnet: transport=tcp (--transport), alltoall=default (default), interface eno1 (the route to peer; loopy has only a loopback address here); 15 environment changes"
+}
+
+@test "the interface by route: the job's other nodes looked up together within 2 s, a name server that does not answer said in a sentence; of a peer's addresses the one a network of this node holds, not the first (issue 50, finding 10)" {
+	[ "$(id -u)" -eq 0 ] || skip "making a network namespace needs root"
+	# A name server on eno1's network that never answers (its packets go nowhere).
+	ROUTE_NS_RESOLV='nameserver 198.18.250.99' \
+	ROUTE_NS_SETUP='ip -n "$ns" neigh add 198.18.250.99 lladdr 02:00:00:00:00:99 dev eno1 nud permanent' \
+	ROUTE_NS_HOSTS="10.99.0.3 multi-ib
+198.19.250.3 multi-ib" \
+	ROUTE_NS_GAI='precedence ::1/128 50
+precedence ::/0 40
+precedence ::ffff:0:0/96 10
+precedence ::ffff:10.99.0.0/120 100' \
+	run route_ns '
+		start=$(date +%s%N)
+		$IBNET_HOSTS --env --transport=tcp --nodelist "$(hostname),slow1,slow2,slow3,peer" 2>&1 | head -1
+		echo "took $(( ($(date +%s%N) - start) / 1000000 )) ms"
+		$IBNET_HOSTS --env --transport=tcp --nodelist "$(hostname),slow1" 2>&1 | head -1
+		getent ahostsv4 multi-ib | head -1
+		$IBNET_HOSTS --env --transport=ipoib --nodelist "$(hostname),multi" 2>&1 | head -1'
+	assert_success
+	assert_line 'spank-ibnet: transport=tcp (--transport), alltoall=default (default), interface eno1 (the route to peer; slow1, slow2, slow3 not resolved within 2000 ms); 15 environment changes'
+	local took
+	took=$(sed -n 's/^took \([0-9]*\) ms$/\1/p' <<<"$output")
+	[ "$took" -lt 4000 ]
+	assert_line 'spank-ibnet: --transport=tcp needs network interface eth0, which is down or has no address on this node, nor one by route: slow1 not resolved within 2000 ms'
+	# The resolver gives the gateway's address first here (gai.conf), as a site's may.
+	assert_line --regexp '^10\.99\.0\.3 +STREAM multi-ib$'
+	assert_line 'spank-ibnet: transport=ipoib (--transport), alltoall=default (default), interface ib0x (the route to multi-ib); 15 environment changes'
 }

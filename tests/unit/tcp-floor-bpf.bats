@@ -14,6 +14,7 @@
 # devel/ibnet-cluster owns and refuses to start beside), deleted after.
 
 load ../helpers/common
+load ../helpers/floor-spread
 
 A2A=$BUILD/libibnet-alltoall.so
 HIDE=$BUILD/tests/libhide-rto-min.so
@@ -35,12 +36,14 @@ setup() {
 
 teardown() {
 	# Only what this test made: its network namespace, its directory, and the
-	# step cgroups of its names (job_90N) if a failure left them.
+	# step cgroups of its names (job_90N, job_91N.step_S.bpftest) if a failure left them.
 	ip netns del "$NS" 2>/dev/null || true
 	[ -n "${CG2_DIR:-}" ] || return 0
 	unshare -m --propagation private env CG2="$CG2" bash -c '
 		mount -t cgroup2 none "$CG2" || exit 0
-		for d in "$CG2"/spank-ibnet/job_90[0-9].step_*; do [ -d "$d" ] && rmdir "$d"; done
+		for d in "$CG2"/spank-ibnet/job_90[0-9].step_* "$CG2"/spank-ibnet/job_91[0-9].step_*.bpftest; do
+			[ -d "$d" ] && rmdir "$d"
+		done
 		rmdir "$CG2/spank-ibnet" 2>/dev/null
 		umount "$CG2"' || true
 	rm -f "$CG2.pid"
@@ -399,4 +402,79 @@ os.setxattr(sys.argv[1], "system.posix_acl_access", struct.pack("<I", 2) + b"".j
 	refute_output --regexp '^cgroup: '
 	assert_output --partial "cannot attach the BPF program to"
 	assert_output --partial "Operation not permitted"
+}
+
+@test "a step's start never removes another's cgroup between that one's mkdir and attach: the sweep's query forced into that moment, the directory and its program stay (issue 50, finding 4)" {
+	run in_ns '
+		pidfile=$CG2.pid t='"$BATS_TEST_TMPDIR"'/order
+		until_there() {	# until_there FILE...: one of them there (at most 10 s)
+			for _ in $(seq 1000); do for f; do [ -s "$f" ] || [ -e "$f" -a "$f" != "$pidfile" ] && return 0; done; sleep 0.01; done
+			echo "never there: $*"
+		}
+		# Step 0 stops with its directory made and its program not yet attached.
+		IBNET_BPF_FLOOR_TEST_FILES=$t.a IBNET_BPF_FLOOR_TEST_PAUSE=made \
+			$RUN $OBJ 10000 job_911.step_0.bpftest --hold "$pidfile" > /dev/null &
+		until_there "$t.a.made"
+		# Step 1 starts on the node and sweeps: it stops between its query of
+		# step 0'"'"'s empty directory and its rmdir, or waits for the lock.
+		IBNET_BPF_FLOOR_TEST_FILES=$t.b IBNET_BPF_FLOOR_TEST_PAUSE=queried \
+			$RUN $OBJ 10000 job_911.step_1.bpftest -- true > "$t.b.out" &
+		b=$!
+		until_there "$t.b.queried" "$t.b.blocked"
+		touch "$t.a.made.go"	# step 0 attaches
+		until_there "$pidfile"
+		touch "$t.b.queried.go"	# step 1 goes on
+		wait $b; cat "$t.b.out"
+		[ -d "$CG2/spank-ibnet/job_911.step_0.bpftest" ] && echo "step 0 kept its cgroup"
+		echo "attached: $(bpftool cgroup show "$CG2/spank-ibnet/job_911.step_0.bpftest" 2>&1)"
+		kill -9 "$(cat "$pidfile")"; wait
+		rmdir "$CG2/spank-ibnet/job_911.step_0.bpftest" "$CG2/spank-ibnet"; rm -f "$pidfile"
+		true'
+	assert_success
+	refute_output --partial 'never there'
+	assert_line "cgroup: $CG2/spank-ibnet/job_911.step_1.bpftest"
+	refute_line --regexp '^swept: .*job_911.step_0'
+	assert_line 'step 0 kept its cgroup'
+	assert_output --regexp 'attached: .*sock_ops.*ibnet_tcp_floor'
+}
+
+@test "a stale directory of the step's own name, no program attached and nothing in it (a requeued job whose epilog never ran), is made anew and the step gets the tier, said so; one with a process in it is left, said why (issue 50, finding 5)" {
+	run in_ns '
+		mkdir -p "$CG2/spank-ibnet/job_912.step_0.bpftest"
+		$RUN $OBJ 10000 job_912.step_0.bpftest -- true
+		echo "first: $?"
+		[ -e "$CG2/spank-ibnet/job_912.step_0.bpftest" ] && echo "cgroup left"
+		# An earlier run'"'"'s task that outlived it is still in this one.
+		mkdir -p "$CG2/spank-ibnet/job_912.step_1.bpftest"
+		sleep 60 & s=$!
+		echo $s > "$CG2/spank-ibnet/job_912.step_1.bpftest/cgroup.procs"
+		$RUN $OBJ 10000 job_912.step_1.bpftest -- true
+		echo "second: $?"
+		echo $s > "$CG2/cgroup.procs"; kill $s; wait
+		rmdir "$CG2/spank-ibnet/job_912.step_1.bpftest" "$CG2/spank-ibnet"
+		true'
+	assert_success
+	assert_line "cgroup: $CG2/spank-ibnet/job_912.step_0.bpftest"
+	assert_line "note: the step's cgroup $CG2/spank-ibnet/job_912.step_0.bpftest was left by an earlier run of this step (no program attached, no process in it: a requeued job whose epilog did not run?); removed and made anew"
+	assert_line 'first: 0'
+	assert_line 'stopped: detached, cgroup removed'
+	refute_line 'cgroup left'
+	assert_line "no tier: the step's cgroup $CG2/spank-ibnet/job_912.step_1.bpftest already exists with no program attached but cannot be removed (Device or resource busy: processes or cgroups in it, an earlier run's tasks that outlived it?): left alone"
+	assert_line 'second: 3'
+}
+
+@test "each connection's floor is a draw of its own on the BPF tier too (issue 49): 32 loopback connections spread over the floor to twice it, the listener keeps the floor; the loader says the range" {
+	python3 -c 'import socket; s = socket.socket(); s.getsockopt(6, 45)' 2>/dev/null ||
+		skip "this kernel has no TCP_RTO_MIN_US to read the floors back (Linux 6.15 or later)"
+	run in_ns 'LD_PRELOAD=$HIDE $RUN $OBJ 12000 job_903.step_0 -- python3 $REPO/tests/programs/tcp_floor_pairs.py 32'
+	assert_success
+	[[ "$output" =~ floor:\ ([0-9]+)\ us\ \(asked\ 12000\ us,\ HZ\ ([0-9]+)\) ]] ||
+		fail "the loader did not say the floor it set"
+	local floor=${BASH_REMATCH[1]} hz=${BASH_REMATCH[2]}
+	[ "$hz" -gt 0 ] || skip "libbpf found no kernel config here (/boot/config-*, /proc/config.gz): HZ unknown, nothing spread"
+	assert_output --regexp "floor: $floor us \\(asked 12000 us, HZ $hz\\), spread per socket over $floor-[0-9]+ us \\(whole jiffies at HZ $hz\\)"
+	assert_line "listener $floor"
+	floor_spread_ok "$floor"
+	# The listener, 32 connects and 64 establishments.
+	assert_output --regexp 'counts: floored=97 refused=0 '
 }

@@ -6,6 +6,7 @@
 # tests/cluster/38-tcp-floor.bats checks connections between test nodes.
 
 load ../helpers/common
+load ../helpers/floor-spread
 
 A2A=$BUILD/libibnet-alltoall.so
 HIDE=$BUILD/tests/libhide-rto-min.so
@@ -225,4 +226,28 @@ print("client=%d accepted=%d" % (rto(c), rto(s)))'
 	SLURM_IBNET_TCP_RTO_MIN_US=5000 run "$IBNET_HOSTS" --config "tcp_rto_min_least=5ms" --env --transport=tcp --iface lo --tcp-rto-min=10ms --nodelist c1-1
 	assert_success
 	refute_output --partial "below this site's least"
+}
+
+@test "the floor spread per socket (issue 49): at HZ 100, 250, 300, 1000 and 1024, every floor 1-200 ms is spread over whole jiffies from the floor's to twice it, each as likely, never below the floor nor above the kernel's 200 ms, kept by the kernel as it is" {
+	run "$BUILD/tests/floor_spread"
+	assert_success
+	assert_line --regexp '^SPREAD ok: [0-9]+ draws'
+}
+
+@test "each socket's floor is a draw of its own (issue 49), accepted ones too: 32 loopback connections spread over the floor to twice it; SLURM_IBNET_TCP_RTO_SPREAD=off gives them all the one floor" {
+	run env LD_PRELOAD="$A2A" SLURM_IBNET_TCP_RTO_MIN_US=12000 SLURM_IBNET_TCP_RTO_SPREAD=off \
+		SLURM_IBNET_ALLTOALL_REPORT=1 python3 "$REPO/tests/programs/tcp_floor_pairs.py" 32
+	assert_success
+	assert_output --regexp 'given a 12000 us retransmission floor; .*; the floor not spread: SLURM_IBNET_TCP_RTO_SPREAD is off'
+	# One value, the floor as this kernel keeps it (12000 us at HZ=250, 13333 at HZ=300).
+	local floor
+	floor=$(grep -E '^(listener|client|accepted) ' <<<"$output" | awk '{print $2}' | sort -u)
+	echo "unspread: $floor"
+	[[ "$floor" =~ ^[0-9]+$ ]]
+	[ "$floor" -ge 12000 ]
+	run env LD_PRELOAD="$A2A" SLURM_IBNET_TCP_RTO_MIN_US=12000 SLURM_IBNET_ALLTOALL_REPORT=1 \
+		python3 "$REPO/tests/programs/tcp_floor_pairs.py" 32
+	assert_success
+	assert_output --regexp 'spank-ibnet tcp: pid [0-9]+: 33 TCP sockets given a 12000 us retransmission floor; .*; the floor spread to [0-9]+-[0-9]+ us per socket \(HZ [0-9]+\)'
+	floor_spread_ok "$floor"
 }

@@ -1,0 +1,24 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""tcp_floor_pairs.py N: N loopback TCP connections made to and accepted on
+one listener, all kept open; prints the retransmission floor the kernel holds
+for each end (TCP_RTO_MIN_US read back, microseconds, Linux 6.15 and later),
+one line each: "listener V", then "client V" and "accepted V" per connection.
+For the floor spread per socket (issue 49): tests/unit/tcp-floor.bats (the
+preload) and tests/unit/tcp-floor-bpf.bats (the BPF tier)."""
+import socket, struct, sys
+
+TCP_RTO_MIN_US = 45
+n = int(sys.argv[1])
+rto_min = lambda s: struct.unpack("i", s.getsockopt(socket.IPPROTO_TCP, TCP_RTO_MIN_US, 4))[0]
+listener = socket.socket()
+listener.bind(("127.0.0.1", 0))
+listener.listen(n)
+print("listener %d" % rto_min(listener))
+ends = []
+for _ in range(n):
+    client = socket.create_connection(listener.getsockname())
+    accepted, _ = listener.accept()
+    ends += [client, accepted]
+    print("client %d" % rto_min(client))
+    print("accepted %d" % rto_min(accepted))
