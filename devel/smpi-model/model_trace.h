@@ -11,6 +11,7 @@
  *   R TIME SRC DST LANE LPORT SEQ BYTES          a segment sent again (timeout, recovery or probe)
  *   D TIME SRC DST RETX BYTES                    a switch port dropped a packet (RETX 1: a resent one)
  *   C RANK BYTES START END                       one rank's all-to-all (model_host.c)
+ *   F TIME HOST FLOOR_US                         a socket's floor drawn (MODEL_FLOOR_SPREAD=1)
  */
 #ifndef MODEL_TRACE_H
 #define MODEL_TRACE_H

@@ -43,6 +43,7 @@
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
 
+#include "ibnet_tcp_floor_rule.h"
 #include "model_trace.h"
 
 using namespace ns3;
@@ -258,20 +259,14 @@ private:
  * MODEL_FLOOR_SPREAD=1 (issue 49): this socket's floor (MinRto, and
  * ClockGranularity with it, so that its RTO stays Linux's srtt +
  * max(4 rttvar, floor)) drawn by the project's rule,
- * ibnet_floor_spread(floor_us, hz, r) in contract/ibnet_tcp_floor_rule.h,
- * with hz from MODEL_JIFFY_US and r from ns-3's UniformRandomVariable
- * (reproducible with RngRun). Only a sender's floor matters: the receiving
- * end of a kept connection only acknowledges.
- *
- * TODO(issue 49): the rule is being written on main and is not on this
- * branch yet; until it is merged the knob stops the run rather than use a
- * copy of the rule of the model's own. Once merged:
- *	static Ptr<UniformRandomVariable> draw = CreateObject<UniformRandomVariable>();
- *	unsigned hz = jiffy_us > 0 ? (unsigned)(1000000 / jiffy_us) : 0;
- *	unsigned floor_us = (unsigned)s->m_minRto.GetMicroSeconds();
- *	unsigned us = ibnet_floor_spread(floor_us, hz, draw->GetInteger(0, UINT32_MAX));
- *	s->SetAttribute("MinRto", TimeValue(MicroSeconds(us)));
- *	s->SetAttribute("ClockGranularity", TimeValue(MicroSeconds(us)));
+ * ibnet_floor_spread(floor_us, hz, r) in contract/ibnet_tcp_floor_rule.h:
+ * whole jiffies from the floor's to twice them, with hz from MODEL_JIFFY_US
+ * (none: the rule leaves the floor unspread) and r from ns-3's
+ * UniformRandomVariable (reproducible with RngRun). Every socket draws, as
+ * the socket-option tier's sockets do, accepted ones included; only a
+ * sender's floor matters here (the receiving end of a kept connection only
+ * acknowledges). A floor of 200 ms (no floor asked) is the kernel's most
+ * and stays as it is.
  */
 void spread_floor(Ptr<TailProbeSocket> s)
 {
@@ -280,13 +275,22 @@ void spread_floor(Ptr<TailProbeSocket> s)
 
 		return v && std::string(v) == "1";
 	}();
+	static Ptr<UniformRandomVariable> draw;
+	TimeValue floor;
 
-	(void)s;
 	if (!spread)
 		return;
-	std::fprintf(stderr, "model: MODEL_FLOOR_SPREAD=1 needs ibnet_floor_spread from "
-			     "contract/ibnet_tcp_floor_rule.h, not yet on this branch (TODO, issue 49)\n");
-	std::exit(2);
+	if (!draw)
+		draw = CreateObject<UniformRandomVariable>();
+	s->GetAttribute("MinRto", floor);
+	unsigned hz = jiffy_us > 0 ? (unsigned)(1000000 / jiffy_us) : 0;
+	unsigned us = ibnet_floor_spread((unsigned)floor.Get().GetMicroSeconds(), hz,
+					 draw->GetInteger(0, UINT32_MAX));
+	s->SetAttribute("MinRto", TimeValue(MicroSeconds(us)));
+	s->SetAttribute("ClockGranularity", TimeValue(MicroSeconds(us)));
+	if (FILE *f = model_trace_file())
+		std::fprintf(f, "F %.9f %d %u\n", Simulator::Now().GetSeconds(),
+			     model_host_of_node(s->GetNode()->GetId()), us);
 }
 
 }  // namespace
