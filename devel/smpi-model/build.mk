@@ -37,7 +37,8 @@ $(B)/a2a_bench.o: tests/programs/a2a_bench.c | $(B)
 	smpicc -O2 -Wall -Wextra -Werror -c -o $@ $<
 # The switch's ports and the kept connections (preloaded by run: it replaces
 # ns3::Socket::CreateSocket for SimGrid's calls).
-$(B)/libmodel-ports.so: $(M)/ns3_ports.cc $(M)/kept_connections.cc $(M)/tail_probe.cc | $(B)
-	g++ -O2 -g -Wall -Wextra -Werror -fPIC -shared -o $@ $^ $(NS3_LIBS)
+$(B)/libmodel-ports.so: $(M)/ns3_ports.cc $(M)/kept_connections.cc $(M)/tail_probe.cc \
+		       $(M)/model_trace.h contract/ibnet_tcp_floor_rule.h | $(B)
+	g++ -O2 -g -Wall -Wextra -Werror -Icontract -fPIC -shared -o $@ $(filter %.cc,$^) $(NS3_LIBS)
 $(B):
 	mkdir -p $@

@@ -206,6 +206,24 @@ void delivered(Pair &p, uint64_t bytes)
 	}
 }
 
+/*
+ * A kept connection that gave up: ns-3 closes a connection whose segment
+ * has timed out DataRetries times in a row (ns-3's default is 6, Linux's
+ * tcp_retries2 15; run sets 15). Its messages can then never arrive and the
+ * run would never end, so it is said, and the run stops.
+ */
+void on_error_close(Ptr<Socket> s)
+{
+	auto it = pair_of_sender.find(PeekPointer(s));
+
+	std::fprintf(stderr, "model: %.6f s: a kept connection of node %u closed by error "
+			     "(its data retries spent), %zu messages undelivered: stopping\n",
+		     Simulator::Now().GetSeconds(), s->GetNode()->GetId(),
+		     it != pair_of_sender.end() ? it->second->messages.size() : (size_t)0);
+	std::fflush(stderr);
+	std::exit(3);
+}
+
 void on_connected(Ptr<Socket> s)
 {
 	auto it = pair_of_sender.find(PeekPointer(s));
@@ -282,6 +300,8 @@ void MessageSocket::open_lane(uint32_t first_piece)
 		p.sender->SetConnectCallback(MakeCallback(&on_connected),
 					     MakeNullCallback<void, Ptr<Socket>>());
 		p.sender->SetSendCallback(MakeCallback(&on_send_space));
+		p.sender->SetCloseCallbacks(MakeNullCallback<void, Ptr<Socket>>(),
+					    MakeCallback(&on_error_close));
 		p.sender->Connect(InetSocketAddress(a, (uint16_t)(kept_port + lane_index)));
 	}
 }

@@ -111,11 +111,25 @@ static void start_late(void)
 		smpi_usleep((useconds_t)(rand_r(&seed) % (unsigned long)(most + 1)));
 }
 
+/* MODEL_TRACE (model_trace.h): each rank's all-to-all, its bytes per
+ * pair and its simulated start and end. */
+FILE *model_trace_file(void);
+
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		 int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+	FILE *trace = model_trace_file();
+	double t0 = trace ? PMPI_Wtime() : 0;
+	int rc, rank = 0, size = 0;
+
 	start_late();
-	return ibnet_a2a_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+	rc = ibnet_a2a_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+	if (trace) {
+		PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+		PMPI_Type_size(sendtype, &size);
+		fprintf(trace, "C %d %ld %.9f %.9f\n", rank, (long)sendcount * size, t0, PMPI_Wtime());
+	}
+	return rc;
 }
 
 int MPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls,
@@ -163,5 +177,7 @@ int MPI_Finalize(void)
 		printf("MODEL drops=%lu timeouts=%lu\n", model_drops_total(), model_timeouts_total());
 	if (rank == 0)
 		model_ports_debug();
+	if (rank == 0 && model_trace_file())
+		fflush(model_trace_file());
 	return PMPI_Finalize();
 }

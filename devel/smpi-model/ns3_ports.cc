@@ -26,6 +26,8 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
+#include "model_trace.h"
+
 using namespace ns3;
 
 namespace {
@@ -36,6 +38,20 @@ auto &node_of_address = *new std::map<uint32_t, uint32_t>;	// IPv4 address -> ns
 auto &drops_from = *new std::vector<unsigned long>;		// by ns-3 node id
 auto &host_node = *new std::vector<uint32_t>;	// the platform's hosts, in order: ns-3 node ids
 unsigned long drops_unknown;
+auto &host_of_node = *new std::map<uint32_t, int>;	// ns-3 node id -> the platform's host
+
+/* MODEL_TRACE: a drop's line (model_trace.h). */
+void trace_drop(Ptr<const Packet> p, Ipv4Address source, Ipv4Address destination)
+{
+	FILE *f = model_trace_file();
+	ModelRetransTag tag;
+
+	if (!f)
+		return;
+	std::fprintf(f, "D %.9f %d %d %d %u\n", Simulator::Now().GetSeconds(),
+		     model_host_of_address(source.Get()), model_host_of_address(destination.Get()),
+		     p->PeekPacketTag(tag) ? 1 : 0, p->GetSize());
+}
 
 void count_from(Ipv4Address source)
 {
@@ -55,9 +71,10 @@ void on_device_drop(Ptr<const Packet> p)
 	Ipv4Header ip;
 
 	copy->RemoveHeader(ppp);
-	if (copy->PeekHeader(ip))
+	if (copy->PeekHeader(ip)) {
 		count_from(ip.GetSource());
-	else
+		trace_drop(p, ip.GetSource(), ip.GetDestination());
+	} else
 		drops_unknown++;
 }
 
@@ -66,14 +83,47 @@ void on_port_drop(Ptr<const QueueDiscItem> item)
 {
 	Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item);
 
-	if (ip)
+	if (ip) {
 		count_from(ip->GetHeader().GetSource());
-	else
+		trace_drop(ip->GetPacket(), ip->GetHeader().GetSource(), ip->GetHeader().GetDestination());
+	} else
 		drops_unknown++;
 }
 }  // namespace
 
 extern "C" {
+
+/* MODEL_TRACE=FILE (model_trace.h): opened on first use, flushed at exit. */
+FILE *model_trace_file(void)
+{
+	static FILE *f = [] {
+		const char *name = std::getenv("MODEL_TRACE");
+		FILE *t = name && *name ? std::fopen(name, "w") : nullptr;
+
+		if (name && *name && !t) {
+			std::perror(name);
+			std::abort();
+		}
+		if (t)
+			std::setvbuf(t, nullptr, _IOFBF, 1 << 20);
+		return t;
+	}();
+	return f;
+}
+
+int model_host_of_node(uint32_t ns3_node)
+{
+	auto it = host_of_node.find(ns3_node);
+
+	return it == host_of_node.end() ? -1 : it->second;
+}
+
+int model_host_of_address(uint32_t ipv4)
+{
+	auto it = node_of_address.find(ipv4);
+
+	return it == node_of_address.end() ? -1 : model_host_of_node(it->second);
+}
 
 /*
  * Once, before any traffic: port_bytes the drop-tail buffer of each switch
@@ -160,8 +210,10 @@ int model_ports_setup(unsigned long port_bytes, unsigned long nic_bytes, const c
 			qd->TraceConnectWithoutContext("Drop", MakeCallback(&on_port_drop));
 			ports++;
 		}
-		if (links.size() == 1)
+		if (links.size() == 1) {
+			host_of_node[n] = (int)host_node.size();
 			host_node.push_back(n);
+		}
 		if (std::getenv("MODEL_DEBUG"))
 			std::fprintf(stderr, "model: ns-3 node %u: %zu links, first address %x\n", n,
 				     links.size(), ip && ip->GetNInterfaces() > 1 ?
