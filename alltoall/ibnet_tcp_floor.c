@@ -61,6 +61,9 @@
 #ifndef TCP_RTO_MIN_US
 #define TCP_RTO_MIN_US 45	/* Linux 6.15; Debian 12's headers predate it */
 #endif
+#ifndef TCP_DELACK_MAX_US
+#define TCP_DELACK_MAX_US 46	/* Linux 6.15, with TCP_RTO_MIN_US */
+#endif
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -220,6 +223,12 @@ static unsigned int learn_hz(int floor, const char **why)
 				hz = 0;
 		}
 	}
+	/* The spread needs the delayed ACK bounded too (ibnet_floor_delack_us). */
+	v = (int)ibnet_floor_delack_us((unsigned int)floor, hz);
+	if (hz && syscall(SYS_setsockopt, fd, IPPROTO_TCP, TCP_DELACK_MAX_US, &v, sizeof(v)) != 0) {
+		*why = "the kernel cannot bound a socket's delayed ACKs (TCP_DELACK_MAX_US)";
+		hz = 0;
+	}
 	syscall(SYS_close, fd);
 	return hz;
 }
@@ -246,6 +255,21 @@ static void reseed_child(void)
 {
 	draw_seed = fresh_seed();
 	draws = 0;
+}
+
+/*
+ * A spread floor's companion on a socket: its ACKs held back no longer than
+ * one floor for all would hold them (ibnet_floor_delack_us). Where the floor
+ * is not spread, the kernel's own bound (the floor less a jiffy) is the same.
+ */
+static void bound_delack(int fd)
+{
+	int v;
+
+	if (!kernel_hz || !next_setsockopt)
+		return;
+	v = (int)ibnet_floor_delack_us((unsigned int)floor_us, kernel_hz);
+	next_setsockopt(fd, IPPROTO_TCP, TCP_DELACK_MAX_US, &v, sizeof(v));
 }
 
 /* The floor for the next socket: the process's next draw, spread. */
@@ -337,6 +361,7 @@ EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 		saved = errno;
 		floor = socket_floor();
 		next_setsockopt(conn, IPPROTO_TCP, TCP_RTO_MIN_US, &floor, sizeof(floor));
+		bound_delack(conn);
 		errno = saved;
 	}
 	return conn;
@@ -371,6 +396,7 @@ EXPORT int socket(int domain, int type, int protocol)
 	floor = socket_floor();
 	if (next_setsockopt(fd, IPPROTO_TCP, TCP_RTO_MIN_US, &floor, sizeof(floor)) == 0) {
 		__atomic_add_fetch(&floored, 1, __ATOMIC_RELAXED);
+		bound_delack(fd);
 		remember(fd);
 	} else
 		__atomic_add_fetch(&refused, 1, __ATOMIC_RELAXED);

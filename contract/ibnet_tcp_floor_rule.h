@@ -128,4 +128,23 @@ static inline unsigned int ibnet_floor_spread(unsigned int floor_us, unsigned in
 	return ibnet_floor_jiffies_us(j, hz);
 }
 
+/*
+ * The most a socket with a spread floor may hold back an ACK: the floor's
+ * own jiffies less one, said as the floor is. Linux 6.11 and later bound a
+ * floored socket's delayed ACK by its own floor less a jiffy
+ * (tcp_delack_max), so between two sockets with one floor a lone segment's
+ * ACK always comes before its sender's timeout; with floors spread, a
+ * receiver whose draw was twice its sender's would hold that ACK past it,
+ * and the sender would resend the segment for nothing. Each tier therefore
+ * sets this beside the spread floor (TCP_DELACK_MAX_US, TCP_BPF_DELACK_MAX),
+ * which keeps every socket's ACKs as one floor for all kept them. hz 0: 0
+ * (nothing is spread then, and nothing set).
+ */
+static inline unsigned int ibnet_floor_delack_us(unsigned int floor_us, unsigned int hz)
+{
+	if (!hz)
+		return 0;
+	return ibnet_floor_jiffies_us(ibnet_floor_jiffies(floor_us, hz) - 1, hz);
+}
+
 #endif

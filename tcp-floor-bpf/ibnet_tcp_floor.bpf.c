@@ -93,6 +93,13 @@ static __always_inline void give_floor(struct bpf_sock_ops *skops, int spread)
 		count(COUNT_FLOORED, 1);
 	else
 		count(COUNT_REFUSED, 1);
+	/* Its ACKs held back no longer than one floor for all would hold them
+	 * (ibnet_floor_delack_us): a spread floor needs it on 6.11+, and a kernel
+	 * before 6.11 did not bound a floored socket's delayed ACK at all. */
+	if (CONFIG_HZ) {
+		v = (int)ibnet_floor_delack_us(*floor_us, CONFIG_HZ);
+		bpf_setsockopt(skops, SOL_TCP, TCP_BPF_DELACK_MAX, &v, sizeof(v));
+	}
 }
 
 SEC("sockops")

@@ -17,3 +17,19 @@ floor_spread_ok() {
 	echo "distinct floors: clients $clients, accepted $accepted"
 	[ "$clients" -ge 3 ] && [ "$accepted" -ge 3 ]
 }
+
+# floor_delack_ok FLOOR HZ: every end's delayed-ACK bound in $output ("delack
+# client D", "delack accepted D") is the floor's jiffies less one, as one
+# floor for all would have it (ibnet_floor_delack_us), whatever its own draw:
+# FLOOR less a jiffy, to the microsecond the kernel rounds down.
+floor_delack_ok() {
+	local floor=$1 hz=$2 want n
+	want=$((floor - 1000000 / hz))
+	n=$(grep -c '^delack ' <<<"$output" || true)
+	[ "$n" -gt 0 ] || { echo "no delack lines"; return 1; }
+	if grep '^delack ' <<<"$output" | awk -v w="$want" '$3 < w - 1 || $3 > w + 1 { bad = 1 } END { exit !bad }'; then
+		echo "a delayed-ACK bound other than $want us:"; grep '^delack ' <<<"$output" | sort | uniq -c
+		return 1
+	fi
+	echo "delayed-ACK bound: $want us on all $n ends"
+}

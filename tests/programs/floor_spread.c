@@ -123,6 +123,18 @@ int main(void)
 			if (ibnet_floor_spread(floor_us, hz, 0) != ibnet_floor_as_kernel_takes(floor_us, hz))
 				fail("zero", hz, floor_us, 0, ibnet_floor_spread(floor_us, hz, 0),
 				     "draw 0 is not the floor as the kernel takes it");
+			/* The delayed-ACK bound: one jiffy under the floor's, as the
+			 * kernel keeps it, whatever the draw. */
+			{
+				unsigned int d = ibnet_floor_delack_us(floor_us, hz);
+				unsigned long long j0 = ibnet_floor_jiffies(floor_us, hz);
+
+				if (!d || ((unsigned long long)d * hz + 999999ull) / 1000000ull != j0 - 1 ||
+				    d >= ibnet_floor_as_kernel_takes(floor_us, hz))
+					fail("delack", hz, floor_us, 0, d,
+					     "the delayed-ACK bound is not the floor's jiffies less one");
+				cases++;
+			}
 			check_one(hz, floor_us, 0xffffffffu);
 			memset(count, 0, sizeof(count));
 			for (i = 0; i < EVEN_DRAWS; i++)
@@ -142,6 +154,8 @@ int main(void)
 			cases += 2 * CONNECTIONS;
 		}
 	}
+	if (ibnet_floor_delack_us(12345, 0) != 0)
+		fail("delack", 0, 12345, 0, ibnet_floor_delack_us(12345, 0), "HZ unknown, but bounded");
 	if (ibnet_floor_spread(12345, 0, 0xffffffffu) != 12345)
 		fail("unknown", 0, 12345, 0xffffffffu, ibnet_floor_spread(12345, 0, 0xffffffffu),
 		     "HZ unknown, but spread");

@@ -475,6 +475,7 @@ os.setxattr(sys.argv[1], "system.posix_acl_access", struct.pack("<I", 2) + b"".j
 	assert_output --regexp "floor: $floor us \\(asked 12000 us, HZ $hz\\), spread per socket over $floor-[0-9]+ us \\(whole jiffies at HZ $hz\\)"
 	assert_line "listener $floor"
 	floor_spread_ok "$floor"
+	floor_delack_ok "$floor" "$hz"
 	# The listener, 32 connects and 64 establishments.
 	assert_output --regexp 'counts: floored=97 refused=0 '
 }

@@ -250,4 +250,9 @@ print("client=%d accepted=%d" % (rto(c), rto(s)))'
 	assert_success
 	assert_output --regexp 'spank-ibnet tcp: pid [0-9]+: 33 TCP sockets given a 12000 us retransmission floor; .*; the floor spread to [0-9]+-[0-9]+ us per socket \(HZ [0-9]+\)'
 	floor_spread_ok "$floor"
+	# And every end holds its ACKs back no longer than one floor for all
+	# would (the floor less a jiffy): a receiver whose draw was twice its
+	# sender's held a lone segment's ACK past the sender's timeout.
+	[[ "$output" =~ per\ socket\ \(HZ\ ([0-9]+)\) ]]
+	floor_delack_ok "$floor" "${BASH_REMATCH[1]}"
 }
