@@ -120,7 +120,7 @@ $(PRELOAD): $(addprefix $(B)/a2a/,ibnet_a2a_dispatch.o ibnet_a2a_mpi.o ibnet_a2a
 	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ -ldl -lpthread
 # The paced scheme's parts (alltoall/ibnet_a2a_state.h lists them floor by floor),
 # compiled once per MPI ABI.
-A2A_PACED = ibnet_a2a_paced ibnet_a2a_route ibnet_a2a_layout ibnet_a2a_pack ibnet_a2a_exchange ibnet_a2a_nodes \
+A2A_PACED = ibnet_a2a_paced ibnet_a2a_route ibnet_a2a_layout ibnet_a2a_pack ibnet_a2a_exchange ibnet_a2a_nodes ibnet_a2a_room \
 	ibnet_a2a_netstat ibnet_a2a_state ibnet_a2a_window ibnet_a2a_choice \
 	ibnet_a2a_report ibnet_a2a_fortran ibnet_a2a_types ibnet_a2a_settings
 $(B)/libibnet-a2a-ompi.so: $(addprefix $(B)/a2a-ompi/,$(A2A_PACED:=.o))

@@ -43,16 +43,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "ibnet_a2a_exchange.h"
 #include "ibnet_a2a_nodes.h"
+#include "ibnet_a2a_room.h"
 #include "ibnet_a2a_state.h"
 
 /* A communicator's node state for this scheme (in struct comm_info). */
@@ -70,192 +69,12 @@ struct node_stage {
  * How a node's segment came out: made and its pages reserved; not opened
  * by a rank (the leader's descriptor, read through /proc, was refused it:
  * a process that is not dumpable, another user namespace), for good; short
- * of room (see segment_room_allows: the pages must be reserved before they
+ * of room (ibnet_a2a_room.c, segment_room_allows: the pages must be reserved before they
  * are used, since a copy into a page that cannot be had is a SIGBUS, and past
  * the job's memory limit reserving them brings the OOM killer); or failed
  * otherwise. Ordered: a node's outcome is the least of its ranks'.
  */
 enum segment_outcome { SEGMENT_FAILED, SEGMENT_UNSHARED, SEGMENT_SHORT, SEGMENT_MADE };
-
-/* The node's shared-memory file system: the site's size for the node's
- * shared memory, where the MPI's own lives (our segment has no name and
- * lives outside it, but takes the same pages). */
-#define SHM_DIR "/dev/shm"
-/* The files a memory limit is read from, by cgroup version: v2's, and v1's
- * memory controller's (Slurm's cgroup/v1 plugin, the test cluster's). */
-struct memory_files {
-	bool v2;
-	const char *limit, *usage;
-};
-static const struct memory_files memory_v2 = { true, "memory.max", "memory.current" };
-static const struct memory_files memory_v1 = { false, "memory.limit_in_bytes",
-					       "memory.usage_in_bytes" };
-
-/* Whether the comma-separated list holds word. */
-static bool listed(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (; list; list = strchr(list, ',') ? strchr(list, ',') + 1 : NULL)
-		if (!strncmp(list, word, n) && (list[n] == ',' || list[n] == '\0'))
-			return true;
-	return false;
-}
-
-/*
- * Where this process sees m's hierarchy mounted, and which of its cgroups
- * that mount shows at its top (the "root" of /proc/self/mountinfo, said as
- * /proc/self/cgroup says paths: from the process's cgroup namespace, so a
- * stack or container in a namespace of its own reads "/.." there). False
- * where it is not mounted.
- */
-static bool memory_mount(const struct memory_files *m, char *mnt, size_t mlen, char *root,
-			 size_t rlen)
-{
-	char line[2 * PATH_MAX], r[PATH_MAX], at[PATH_MAX], type[32], opts[512];
-	const char *dash;
-	bool found = false;
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-
-	if (!f)
-		return false;
-	/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS... - TYPE SOURCE SUPER-OPTIONS" */
-	while (!found && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*s %*s %*s %4095s %4095s", r, at) != 2 ||
-		    !(dash = strstr(line, " - ")) ||
-		    sscanf(dash + 3, "%31s %*s %511s", type, opts) != 2)
-			continue;
-		found = m->v2 ? !strcmp(type, "cgroup2") :
-				!strcmp(type, "cgroup") && listed(opts, "memory");
-	}
-	fclose(f);
-	if (found && (snprintf(mnt, mlen, "%s", at) >= (int)mlen ||
-		      snprintf(root, rlen, "%s", strcmp(r, "/") ? r : "") >= (int)rlen))
-		found = false;
-	return found;
-}
-
-/* The bytes a cgroup file holds, or false; no limit ("max", or v1's
- * page-rounded LONG_MAX) is ULLONG_MAX. */
-static bool cgroup_number(const char *dir, const char *file, unsigned long long *v)
-{
-	char path[PATH_MAX], text[32];
-	FILE *f;
-	bool ok;
-
-	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path) ||
-	    !(f = fopen(path, "re")))
-		return false;
-	ok = fgets(text, sizeof(text), f) != NULL;
-	fclose(f);
-	if (ok && !strncmp(text, "max", 3))
-		*v = ULLONG_MAX;
-	else if (ok && (ok = sscanf(text, "%llu", v) == 1) && *v >= 1ULL << 62)
-		*v = ULLONG_MAX;
-	return ok;
-}
-
-/* The least room under a limit of the cgroup at path (as /proc/self/cgroup
- * says it) or any above it that the mount shows, kept in *room and *where
- * where it is less. */
-static void cgroup_walk(const struct memory_files *m, const char *path,
-			unsigned long long *room, char *where, size_t wlen, bool *found)
-{
-	char dir[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX], *slash;
-	unsigned long long max, cur, left;
-	size_t top, rlen;
-
-	if (!memory_mount(m, mnt, sizeof(mnt), root, sizeof(root)))
-		return;
-	/* The path below the mount's top: the cgroup is not under it otherwise. */
-	rlen = strlen(root);
-	if (strncmp(path, root, rlen) || (path[rlen] && path[rlen] != '/' && path[rlen] != '\n'))
-		return;
-	if (snprintf(dir, sizeof(dir), "%s%s", mnt, path + rlen) >= (int)sizeof(dir))
-		return;
-	dir[strcspn(dir, "\n")] = '\0';
-	top = strlen(mnt);
-	/* Up to the mount's top. */
-	while (strlen(dir) >= top) {
-		if (cgroup_number(dir, m->limit, &max) && max != ULLONG_MAX &&
-		    cgroup_number(dir, m->usage, &cur)) {
-			left = cur < max ? max - cur : 0;
-			if (!*found || left < *room) {
-				*room = left;
-				snprintf(where, wlen, "%s", dir);
-				*found = true;
-			}
-		}
-		if (strlen(dir) == top || !(slash = strrchr(dir, '/')) || slash < dir + top)
-			break;
-		*slash = '\0';
-	}
-}
-
-/*
- * The least room left under a memory limit of this process's cgroup or any
- * above it (Slurm's ConstrainRAMSpace sets the job's and the step's, whose
- * tasks sit below), in cgroup v2 or v1's memory controller, and the cgroup
- * that leaves it; false where no limit is set or none can be read.
- */
-static bool cgroup_room(unsigned long long *room, char *where, size_t wlen)
-{
-	char line[PATH_MAX], *controllers, *path, *c, *save;
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	bool found = false;
-
-	if (!f)
-		return false;
-	/* "ID:CONTROLLERS:PATH": v2's is "0::PATH"; v1's memory is one of a list. */
-	while (fgets(line, sizeof(line), f)) {
-		if (!(controllers = strchr(line, ':')) || !(path = strchr(++controllers, ':')))
-			continue;
-		*path++ = '\0';	/* line is "ID:CONTROLLERS" now */
-		if (!strcmp(line, "0:")) {
-			cgroup_walk(&memory_v2, path, room, where, wlen, &found);
-			continue;
-		}
-		for (c = strtok_r(controllers, ",", &save); c; c = strtok_r(NULL, ",", &save))
-			if (!strcmp(c, "memory"))
-				cgroup_walk(&memory_v1, path, room, where, wlen, &found);
-	}
-	fclose(f);
-	return found;
-}
-
-/*
- * The leader's check of the room: true when bytes fit in half of what
- * /dev/shm has free and in half of what the job's memory limit leaves (the
- * other half to the MPI's own shared memory, the application's growth, other
- * communicators and the node's other jobs). Says why not.
- */
-static bool segment_room_allows(size_t bytes)
-{
-	struct statvfs fs;
-	unsigned long long free_bytes, room;
-	char need[32], have[32], where[PATH_MAX], line[PATH_MAX + 320];
-
-	ibnet_a2a_bytes_text(bytes, need, sizeof(need));
-	if (statvfs(SHM_DIR, &fs) == 0 &&
-	    bytes > (free_bytes = (unsigned long long)fs.f_bavail * fs.f_frsize) / 2) {
-		ibnet_a2a_bytes_text((unsigned long)free_bytes, have, sizeof(have));
-		snprintf(line, sizeof(line), "node to node needs a shared segment of %s on this "
-			 "node, but " SHM_DIR " has %s free and node to node takes at most half of "
-			 "it: these calls go pair by pair", need, have);
-		say(line);
-		return false;
-	}
-	if (cgroup_room(&room, where, sizeof(where)) && bytes > room / 2) {
-		ibnet_a2a_bytes_text((unsigned long)room, have, sizeof(have));
-		snprintf(line, sizeof(line), "node to node needs a shared segment of %s on this "
-			 "node, but the job's memory limit leaves %s (in %s) and node "
-			 "to node takes at most half of it: these calls go pair by pair", need,
-			 have, where);
-		say(line);
-		return false;
-	}
-	return true;
-}
 
 /*
  * The leader makes the segment: unnamed (memfd), so that nothing of it

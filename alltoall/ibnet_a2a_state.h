@@ -12,6 +12,7 @@
  *   ibnet_a2a_netstat.c   the node's loss feed (no MPI; the model links its own)
  *   ibnet_a2a_comm.h      what is kept per communicator
  *   ibnet_a2a_state.c     this: settings, hooks, say, failures
+ *   ibnet_a2a_room.c      the room a node's shared segment may take
  *   ibnet_a2a_report.c    the counts, the report and the node's tally
  *   ibnet_a2a_exchange.c  the paced exchange pair by pair (one algorithm)
  *   ibnet_a2a_nodes.c     the paced exchange node to node (the other)

@@ -10,7 +10,7 @@
 B ?= build/smpi-model
 M = devel/smpi-model
 PACED = ibnet_a2a_paced ibnet_a2a_route ibnet_a2a_layout ibnet_a2a_pack ibnet_a2a_exchange \
-	ibnet_a2a_nodes ibnet_a2a_state ibnet_a2a_window ibnet_a2a_choice ibnet_a2a_report ibnet_a2a_types
+	ibnet_a2a_nodes ibnet_a2a_room ibnet_a2a_state ibnet_a2a_window ibnet_a2a_choice ibnet_a2a_report ibnet_a2a_types
 # smpi_helpers.h makes getpid() the simulated rank's; the library's fork
 # check runs at the process's exit too, outside any rank, where SimGrid's
 # would crash: the real one (all ranks share it, so no rank looks forked).
