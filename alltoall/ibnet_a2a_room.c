@@ -9,7 +9,10 @@
  * brings the OOM killer, not an error (issue 50, finding 9): so the limit is
  * read first, and a segment that would not fit goes pair by pair, said.
  */
+#include <dirent.h>
 #include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,25 +99,87 @@ static bool cgroup_number(const char *dir, const char *file, unsigned long long 
 	return ok;
 }
 
+/* Whether the cgroup directory dir holds this process. */
+static bool holds_me(const char *dir)
+{
+	char path[PATH_MAX], line[32];
+	long me = (long)getpid();
+	bool in = false;
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%s/cgroup.procs", dir) >= (int)sizeof(path) ||
+	    !(f = fopen(path, "re")))
+		return false;
+	while (!in && fgets(line, sizeof(line), f))
+		in = strtol(line, NULL, 10) == me;
+	fclose(f);
+	return in;
+}
+
+/*
+ * The directory, under the mount at base, that holds this process at path
+ * below a cgroup namespace's top that lies depth levels below base (a
+ * mount of the whole hierarchy seen from inside a namespace: mountinfo says
+ * its root as "/.." that many times, and names none of them), found by
+ * trying each directory at that depth, at most CGROUP_SEARCH_MOST of them.
+ */
+#define CGROUP_SEARCH_MOST 4096
+static bool find_below(char *base, size_t blen, int depth, const char *path, int *tried)
+{
+	size_t at = strlen(base);
+	struct dirent *e;
+	bool found = false;
+	DIR *d;
+
+	if (!depth) {
+		char dir[PATH_MAX];
+
+		return snprintf(dir, sizeof(dir), "%s%s", base, path) < (int)sizeof(dir) &&
+		       holds_me(dir) && snprintf(base, blen, "%s", dir) < (int)blen;
+	}
+	if (!(d = opendir(base)))
+		return false;
+	while (!found && (e = readdir(d)) && ++*tried < CGROUP_SEARCH_MOST) {
+		if (e->d_type != DT_DIR || e->d_name[0] == '.' ||
+		    snprintf(base + at, blen - at, "/%s", e->d_name) >= (int)(blen - at))
+			continue;
+		found = find_below(base, blen, depth - 1, path, tried);
+		if (!found)
+			base[at] = '\0';
+	}
+	closedir(d);
+	return found;
+}
+
 /* The least room under a limit of the cgroup at path (as /proc/self/cgroup
  * says it) or any above it that the mount shows, kept in *room and *where
  * where it is less. */
 static void cgroup_walk(const struct memory_files *m, const char *path,
 			unsigned long long *room, char *where, size_t wlen, bool *found)
 {
-	char dir[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX], *slash;
+	char dir[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX], own[PATH_MAX], *slash;
 	unsigned long long max, cur, left;
 	size_t top, rlen;
+	int up = 0, tried = 0;
+	const char *r;
 
 	if (!memory_mount(m, mnt, sizeof(mnt), root, sizeof(root)))
 		return;
-	/* The path below the mount's top: the cgroup is not under it otherwise. */
+	snprintf(own, sizeof(own), "%s", path);
+	own[strcspn(own, "\n")] = '\0';
+	for (r = root; !strncmp(r, "/..", 3) && (r[3] == '/' || !r[3]); r += 3)
+		up++;
 	rlen = strlen(root);
-	if (strncmp(path, root, rlen) || (path[rlen] && path[rlen] != '/' && path[rlen] != '\n'))
-		return;
-	if (snprintf(dir, sizeof(dir), "%s%s", mnt, path + rlen) >= (int)sizeof(dir))
-		return;
-	dir[strcspn(dir, "\n")] = '\0';
+	if (up && !*r) {
+		/* The namespace's top is up levels below the mount's: which one,
+		 * only the process's own presence says. */
+		snprintf(dir, sizeof(dir), "%s", mnt);
+		if (!find_below(dir, sizeof(dir), up, strcmp(own, "/") ? own : "", &tried))
+			return;
+	} else if (strncmp(own, root, rlen) || (own[rlen] && own[rlen] != '/') ||
+		   snprintf(dir, sizeof(dir), "%s%s", mnt, own + rlen) >= (int)sizeof(dir)) {
+		return;	/* the cgroup is not under this mount */
+	}
 	top = strlen(mnt);
 	/* Up to the mount's top. */
 	while (strlen(dir) >= top) {

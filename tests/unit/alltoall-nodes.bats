@@ -265,16 +265,27 @@ small_shm() {
 }
 
 # own_memory_cgroup: the directory of this process's cgroup v1 memory
-# controller, as this mount namespace sees it (a stack's cgroup namespace
-# says its paths from its own top: the mount's root in mountinfo says where
-# that top is), or nothing.
+# controller, as this mount namespace sees it, or nothing. /proc/self/cgroup
+# says the path from the process's cgroup namespace's top; mountinfo says
+# where that top is below the mount: as a path, or (a mount of the whole
+# hierarchy seen from inside a namespace, as CI's stacks bind it) as "/.."
+# once per level, naming none: then the directory at that depth that holds
+# this process is the one (ibnet_a2a_room.c finds it so too).
 own_memory_cgroup() {
-	local path root mnt
+	local path root mnt up base
 	path=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3 }' /proc/self/cgroup)
 	read -r root mnt < <(awk '{ for (i = 1; i <= NF; i++) if ($i == "-") {
 		if ($(i + 1) == "cgroup" && $(i + 3) ~ /(^|,)memory(,|$)/) print $4, $5; break } }' \
 		/proc/self/mountinfo | head -1)
 	[ -n "$path" ] && [ -n "$mnt" ] || return 0
+	[ "$path" = / ] && path=
+	if [[ "$root" =~ ^(/\.\.)+$ ]]; then
+		up=$((${#root} / 3))
+		for base in $(find "$mnt" -mindepth "$up" -maxdepth "$up" -type d 2>/dev/null | head -4096); do
+			grep -qx "$BASHPID" "$base$path/cgroup.procs" 2>/dev/null && { echo "$base$path"; return 0; }
+		done
+		return 0
+	fi
 	[ "$root" = / ] && root=
 	case $path in
 	"$root"|"$root"/*) echo "$mnt${path#"$root"}" ;;
