@@ -11,12 +11,12 @@
  */
 #include <dirent.h>
 #include <limits.h>
-#include <stdlib.h>
-#include <unistd.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "ibnet_a2a_room.h"
 #include "ibnet_a2a_state.h"
