@@ -7,6 +7,9 @@
  *   a2a_steps BYTES_PER_PAIR CALLS [BYTES_PER_PAIR CALLS ...]
  *
  * Prints "STEPS calls=C bad=B" on rank 0; exits 1 if any byte differs.
+ * With A2A_STEPS_HOLD_SECONDS=S every rank waits S seconds after its calls,
+ * before MPI_Finalize, its communicator's state (node-to-node segments
+ * included) still held, without using a CPU: a job that a time limit ends.
  * With A2A_STEPS_END_AT_FINALIZE=1 every rank ends with _exit right after
  * MPI_Finalize, running no exit handler: a rank that its launcher ends once
  * the job has finalized.
@@ -53,6 +56,8 @@ int main(int argc, char **argv)
 	if (rank == 0)
 		printf("STEPS calls=%d bad=%d\n", total, bad);
 	fflush(stdout);	/* before any rank can end (A2A_STEPS_END_AT_FINALIZE) */
+	if (getenv("A2A_STEPS_HOLD_SECONDS"))
+		sleep((unsigned int)atoi(getenv("A2A_STEPS_HOLD_SECONDS")));
 	MPI_Finalize();
 	if (getenv("A2A_STEPS_END_AT_FINALIZE"))
 		_exit(bad ? 1 : 0);
