@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "ibnet_a2a_room.h"
+#include "ibnet_mountinfo.h"
 #include "ibnet_a2a_state.h"
 
 /* The node's shared-memory file system: the site's size for the node's
@@ -73,6 +74,10 @@ static bool memory_mount(const struct memory_files *m, char *mnt, size_t mlen, c
 				!strcmp(type, "cgroup") && listed(opts, "memory");
 	}
 	fclose(f);
+	if (found) {
+		ibnet_mountinfo_unescape(r);
+		ibnet_mountinfo_unescape(at);
+	}
 	if (found && (snprintf(mnt, mlen, "%s", at) >= (int)mlen ||
 		      snprintf(root, rlen, "%s", strcmp(r, "/") ? r : "") >= (int)rlen))
 		found = false;

@@ -5,6 +5,7 @@
  */
 #include "ibnet_bpf_floor.h"
 #include "ibnet_tcp_floor_rule.h"
+#include "ibnet_mountinfo.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -82,23 +83,6 @@ static int root_controllers(const char *mnt, char *buf, size_t len)
 	return 0;
 }
 
-/* mountinfo escapes blanks in paths as \040 (octal); undo that in place. */
-static void unescape_octal(char *s)
-{
-	char *out = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*out++ = *s;
-		}
-	}
-	*out = '\0';
-}
-
 /*
  * The next mount of a cgroup2 hierarchy's root in mountinfo f: its mount
  * point, unescaped, into mnt; 0, or -1 at the end. Only the hierarchy's
@@ -120,7 +104,7 @@ static int next_cgroup2_root(FILE *f, char *mnt, size_t len)
 				break;
 		if (i < 5 || strcmp(fields[3], "/") != 0)
 			continue;
-		unescape_octal(fields[4]);
+		ibnet_mountinfo_unescape(fields[4]);
 		if ((size_t)snprintf(mnt, len, "%s", fields[4]) < len)
 			return 0;
 	}
