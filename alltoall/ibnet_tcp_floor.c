@@ -302,7 +302,20 @@ static void init(void)
 	floor_us = (int)us;
 	floor_pid = getpid();
 	atexit(at_exit);
-	v = getenv(IBNET_RTO_ENV_SPREAD);
+}
+
+/*
+ * The spread's set-up, at the process's first TCP socket, not at its first
+ * socket of any kind: a process of the job that never makes one (a shell,
+ * a tool over a Unix socket) pays nothing for it. Every spread floor comes
+ * after it (a listener's accepted sockets too: the listener came first).
+ */
+static pthread_once_t spread_once = PTHREAD_ONCE_INIT;
+
+static void init_spread(void)
+{
+	const char *v = getenv(IBNET_RTO_ENV_SPREAD);
+
 	if (v && !ibnet_flag_on(v)) {
 		unspread_why = IBNET_RTO_ENV_SPREAD " is off";
 		return;
@@ -393,6 +406,7 @@ EXPORT int socket(int domain, int type, int protocol)
 	if (fd < 0 || !floor_us || !next_setsockopt || !is_tcp(domain, type, protocol))
 		return fd;
 	saved = errno;
+	pthread_once(&spread_once, init_spread);
 	floor = socket_floor();
 	if (next_setsockopt(fd, IPPROTO_TCP, TCP_RTO_MIN_US, &floor, sizeof(floor)) == 0) {
 		__atomic_add_fetch(&floored, 1, __ATOMIC_RELAXED);
