@@ -18,7 +18,8 @@
 # What this host can build (each MPI, clang, libbpf): mk/optional.mk. Where
 # it installs and the one install list: packaging/install.mk; the packages:
 # packaging/build.mk; the test, fuzz and bench builds and the test targets:
-# tests/build.mk and devel/bench/build.mk.
+# tests/build.mk and devel/bench/build.mk; the model at scale's targets
+# (model-projections, model-smoke): mk/model.mk.
 
 VERSION := $(shell cat VERSION)
 
@@ -75,7 +76,7 @@ A2A_ABIS = $(if $(filter yes,$(WITH_OMPI)),ompi) $(if $(filter yes,$(WITH_MPICH)
 A2A_LIBS = $(A2A_ABIS:%=$(B)/libibnet-a2a-%.so)
 A2A_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden
 
-.PHONY: all deps demo clean FORCE model-projections model-smoke
+.PHONY: all deps demo clean FORCE
 all: $(PLUGIN) $(GATE) $(TOOL) $(PRELOAD) $(A2A_LIBS) $(BPF_OBJ)
 
 # Objects: pic/ for the plugin, obj/ for ibnet-hosts, a2a/ for the job's
@@ -146,19 +147,7 @@ deps:
 include tests/build.mk
 include devel/bench/build.mk
 
-# The model at scale (devel/smpi-model; development only, Debian 12's
-# SimGrid and ns-3: devel/install-deps --model). model-projections runs the
-# whole grid (about 20 minutes on 2 cores) into docs/bench; model-smoke the
-# calibrated cell and the model's byte check (CI).
-model-projections:
-	devel/install-deps --model
-	devel/smpi-model/project $(B)/model-projections
-	cp $(B)/model-projections/projections.csv docs/bench/at-scale-projections.csv
-	cp $(B)/model-projections/at-scale-projections.md $(B)/model-projections/at-scale-projections.png docs/bench/
-
-model-smoke:
-	devel/install-deps --model
-	bats --tap --timing tests/model
+include mk/model.mk
 
 demo: deps
 	$(MAKE) all $(B)/tests/linda_standin $(B)/tests/a2a_bench
