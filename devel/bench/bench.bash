@@ -10,7 +10,11 @@
 progress() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 
 # field NAME LINE: the value of NAME=VALUE among LINE's words.
-field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<" $2"; }
+# A rank's stdout goes through a pty, which can hand mpirun a line apart from
+# its newline, so the library's first report line (stderr) can be glued to
+# the end of a RESULT line in a job's output: nothing from "spank-ibnet" on
+# is the line's.
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<" ${2%%spank-ibnet*}"; }
 
 # shape SWITCH: shape the cluster as SWITCH (a key of SHAPE), only when it
 # changes; shape_forget after the cluster is made again.
