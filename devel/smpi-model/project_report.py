@@ -13,18 +13,69 @@ import subprocess
 import sys
 from collections import defaultdict
 
-# Measured: the one round of 8 nodes x 4 ranks on a 16-core machine, 100 Mbit/s ports
-# shaped as the test cluster's, 16 MB buffers (../shared/notes/many-cores.md; the 2-core
-# test cluster's own 8 x 4 rows are its CPUs'). Medians in seconds, least and most of
-# the round's repetitions.
+# Measured on a 16-core machine with the project's kit (devel/many-cores): 8 x 4 at
+# 100 Mbit/s on 16 MB ports in its first run (../shared/notes/many-cores.md); at 1 and
+# 10 Gbit/s its run of 2026-11-28 (../shared/data/many-cores-2026-11-28/run1/matrix.csv:
+# Open MPI 4.1.4, CUBIC, tbf ports of 32 KiB burst on veths, 3 rounds). Keyed by
+# (nodes, ranks a node, Gbit/s, port bytes, size, scheme); the kit's "auto" (the paced
+# library with its window sizing itself, the link's rate passed) is the model's "paced".
+# Seconds: the least, the median and the most of the rounds' medians; the drops of each
+# round (all its calls, the untimed first too).
 MEASURED = {
-    ("own", 4096): (0.0388, 0.0396),
-    ("own", 16384): (0.155, 0.156),
-    ("paced", 4096): (0.0399, 0.0400),
-    ("paced", 16384): (0.1603, 0.1603),
+    (8, 4, 0.1, 16000000, 4096, "own"): (0.0388, 0.0392, 0.0396, None),
+    (8, 4, 0.1, 16000000, 16384, "own"): (0.155, 0.1555, 0.156, None),
+    (8, 4, 0.1, 16000000, 4096, "paced"): (0.0399, 0.03995, 0.0400, None),
+    (8, 4, 0.1, 16000000, 16384, "paced"): (0.1603, 0.1603, 0.1603, None),
+    (4, 1, 1, 96000, 65536, "own"): (0.001866, 0.001871, 0.002308, (359, 3857, 2673)),
+    (4, 1, 1, 96000, 65536, "paced"): (0.001588, 0.001600, 0.001602, (0, 0, 0)),
+    (8, 1, 1, 96000, 65536, "own"): (0.012395, 0.207708, 0.208090, (2444, 2197, 2560)),
+    (8, 1, 1, 96000, 65536, "paced"): (0.003780, 0.003790, 0.003796, (0, 0, 0)),
+    (2, 2, 1, 96000, 65536, "own"): (0.002424, 0.002965, 0.011587, (1943, 329, 1976)),
+    (2, 2, 1, 96000, 65536, "paced"): (0.002190, 0.002197, 0.002207, (0, 0, 0)),
+    (8, 1, 1, 16000000, 65536, "own"): (0.004188, 0.004244, 0.004403, (0, 0, 0)),
+    (8, 1, 1, 16000000, 65536, "paced"): (0.003782, 0.003782, 0.003790, (0, 0, 0)),
+    (4, 1, 1, 96000, 1048576, "own"): (0.227798, 0.231735, 0.236623, (11946, 11928, 11936)),
+    (4, 1, 1, 96000, 1048576, "paced"): (0.026688, 0.026710, 0.026735, (0, 0, 0)),
+    (4, 1, 10, 512000, 65536, "own"): (0.000573, 0.000583, 0.000586, (0, 0, 0)),
+    (4, 1, 10, 512000, 65536, "paced"): (0.000456, 0.000467, 0.000493, (0, 0, 0)),
+    (4, 1, 10, 512000, 1048576, "own"): (0.009784, 0.010374, 0.010862, (81, 87, 51)),
+    (4, 1, 10, 512000, 1048576, "paced"): (0.006659, 0.007176, 0.007603, (0, 0, 0)),
+    (8, 1, 10, 512000, 65536, "own"): (0.001461, 0.001526, 0.001590, (0, 0, 0)),
+    (8, 1, 10, 512000, 65536, "paced"): (0.001083, 0.001143, 0.001161, (0, 0, 0)),
 }
+# A cell the model does not match, with the cause found: said in the table and on its
+# CALIBRATION line, not refused (project_report refuses a cell outside the tolerance
+# with no cause: a change that moves a matched cell).
+LOSSY_OWN = ("**A**: the model's MPI's own loses far fewer packets than Linux did on these "
+             "ports (16-core: 329-11,946 drops a round of a few calls; the model: 3-27 a call) and "
+             "seldom waits a retransmission timeout (0-7% of its calls), where most of the 16-core "
+             "calls did (207-237 ms). Not found why: ns-3's CUBIC and recovery against Linux's at "
+             "these bursts (senders at 8 Gbit/s into a 1 Gbit/s port) is where to look; a run with "
+             "Linux's 64 KiB GSO packets (MODEL_GSO=65536) was stopped unfinished after 20 minutes "
+             "on a loaded machine")
+NO_CPU = ("**B**: the model has no CPU time: at 10 Gbit/s the 16-core hosts, not the links, set "
+          "these calls' times (a node received 2-3.8 Gbit/s: docs/bench/fast-links.md, the kit's "
+          "reports). With the veths at 3.8 Gbit/s instead of 8 the 64 KiB cells came out 1.2-1.5x "
+          "slow and 4 x 1 at 1 MiB 0.89x: the measured times lie between the two host rates")
+CAUSES = {
+    (8, 1, 1, 96000, 65536, "own"): LOSSY_OWN,
+    (2, 2, 1, 96000, 65536, "own"): LOSSY_OWN,
+    (4, 1, 1, 96000, 1048576, "own"): LOSSY_OWN,
+    (4, 1, 10, 512000, 65536, "own"): NO_CPU,
+    (4, 1, 10, 512000, 65536, "paced"): NO_CPU,
+    (8, 1, 10, 512000, 65536, "own"): NO_CPU,
+    (4, 1, 10, 512000, 1048576, "own"): NO_CPU,
+    (4, 1, 10, 512000, 1048576, "paced"): NO_CPU,
+}
+
+
+def cause_mark(cause):
+    """A cause's letter for the table (its text is said once under it)."""
+    return cause.split("**")[1] if cause.startswith("**") else "?"
+
+
 TOLERANCE = 0.25
-SCHEMES = ("own", "floor", "paced")
+SCHEMES = ("own", "floor", "paced", "auto")
 
 
 def link_bound(row):
@@ -49,58 +100,71 @@ def ms(s):
     return f"{s:.3g}" if s < 100 else f"{s:,.0f}"
 
 
+def key_of(r):
+    return (int(r["nodes"]), int(r["ranks_per_node"]), float(r["gbps"]), int(r["port_bytes"]),
+            int(r["size"]), r["scheme"])
+
+
 def calibration(rows):
+    """The table's lines and the cells outside the tolerance with no cause. The model's
+    median of its steady calls against the median of the kit's rounds' medians."""
     lines, bad = [], []
-    for r in rows:
-        if r["ports"] != "shaped":
-            continue
-        ref = MEASURED.get((r["scheme"], int(r["size"])))
+    for r in sorted((r for r in rows if r["ports"].startswith("shaped")), key=key_of):
+        ref = MEASURED.get(key_of(r))
         if not ref:
             continue
-        ratio = float(r["median_s"]) / ((ref[0] + ref[1]) / 2)
+        lo, mid, hi, drops = ref
+        ratio = float(r["median_s"]) / mid
         ok = abs(ratio - 1) <= TOLERANCE
-        print(f"CALIBRATION {r['nodes']}x{r['ranks_per_node']} {r['scheme']} size={r['size']} "
-              f"model={r['median_s']} measured={ref[0]}-{ref[1]} ratio={ratio:.2f} "
-              f"{'within' if ok else 'OUTSIDE'} {TOLERANCE:.0%}")
-        lines.append(f"| {r['nodes']} x {r['ranks_per_node']}, 16 MB ports, {r['scheme']} | "
-                     f"{size_text(r['size'])} | {ms(r['median_s'])} | {ms(ref[0])}-{ms(ref[1])} | "
-                     f"{ratio:.2f}x |")
-        if not ok:
-            bad.append(f"{r['scheme']} at {size_text(r['size'])}: {ratio:.2f}x")
+        cause = CAUSES.get(key_of(r), "")
+        verdict = "within" if ok else "OUTSIDE"
+        print(f"CALIBRATION {r['nodes']}x{r['ranks_per_node']} {r['gbps']}G {r['port_bytes']}B {r['scheme']} "
+              f"size={r['size']} model={r['median_s']} measured={lo}-{hi} ratio={ratio:.2f} "
+              f"{verdict} {TOLERANCE:.0%}" + (f" (cause {cause_mark(cause)})" if cause and not ok else ""))
+        measured_drops = "-" if drops is None else " / ".join(f"{d:,}" for d in drops)
+        lines.append(f"| {r['nodes']} x {r['ranks_per_node']}, {float(r['gbps']):g} Gbit/s, "
+                     f"{port_text(r['port_bytes'])} ports | {r['scheme']} | {size_text(r['size'])} | "
+                     f"{ms(r['median_s'])} (mean {ms(r['mean_s'])}, {float(r['timeout_share']):.0%} "
+                     f"with a timeout, {r['calls']} calls) | {ms(mid)} ({ms(lo)}-{ms(hi)}) | "
+                     f"**{ratio:.2f}x**{'' if ok else ' outside'} | {float(r['drops_per_call']):,.1f} | "
+                     f"{measured_drops} | {cause_mark(cause) if cause and not ok else ''} |")
+        if not ok and not cause:
+            bad.append(f"{r['nodes']} x {r['ranks_per_node']} {float(r['gbps']):g} Gbit/s "
+                       f"{port_text(r['port_bytes'])} {r['scheme']} at {size_text(r['size'])}: {ratio:.2f}x")
     return lines, bad
 
 
 def projections(rows):
     cells = defaultdict(dict)
     for r in rows:
-        if r["ports"] == "shaped":
+        if r["ports"] != "plain":
             continue
         key = (int(r["nodes"]), int(r["ranks_per_node"]), float(r["gbps"]), int(r["port_bytes"]),
                int(r["size"]))
         cells[key][r["scheme"]] = r
+    schemes = [s for s in SCHEMES if any(s in c for c in cells.values())]
     out = ["| nodes x ranks | Gbit/s | port buffer | size a pair | link bound ms | "
-           + " | ".join(f"{s}: ms (x bound), drops/call, RTOs/call" for s in SCHEMES)
-           + " | paced / own |",
-           "|---|---|---|---|---|" + "---|" * len(SCHEMES) + "---|"]
+           + " | ".join(f"{s}: mean ms (x bound), median, calls with a timeout" for s in schemes)
+           + " | auto's route, learning's extra ms | auto / own |",
+           "|---|---|---|---|---|" + "---|" * len(schemes) + "---|---|"]
     for key in sorted(cells):
         c = cells[key]
-        any_row = next(iter(c.values()))
-        bound = link_bound(any_row)
+        bound = link_bound(next(iter(c.values())))
         cols = []
-        for s in SCHEMES:
+        for s in schemes:
             r = c.get(s)
-            if not r:
-                cols.append("")
-                continue
-            reps = int(r["reps"])
-            cols.append(f"{ms(r['median_s'])} ({float(r['median_s']) / bound:.2f}x), "
-                        f"{int(r['drops']) / reps:,.0f}, {int(r['timeouts']) / reps:.1f}")
-        versus = ""
-        if "own" in c and "paced" in c:
-            versus = f"{float(c['paced']['median_s']) / float(c['own']['median_s']):.2f}x"
+            cols.append("" if not r else
+                        f"{ms(r['mean_s'])} ({float(r['mean_s']) / bound:.2f}x), {ms(r['median_s'])}, "
+                        f"{float(r['timeout_share']):.0%} of {int(r['calls']) - int(r['learning'])}")
+        auto, versus = "", ""
+        if "auto" in c:
+            a = c["auto"]
+            auto = f"{a['route']}, {float(a['learning_extra_s']) * 1e3:,.1f}"
+            if "own" in c:
+                versus = f"{float(a['mean_s']) / float(c['own']['mean_s']):.2f}x"
         n, rpn, g, p, z = key
         out.append(f"| {n} x {rpn} | {g:g} | {port_text(p)} | {size_text(z)} | {bound * 1e3:.3g} | "
-                   + " | ".join(cols) + f" | {versus} |")
+                   + " | ".join(cols) + f" | {auto} | {versus} |")
     return out, cells
 
 
@@ -110,7 +174,7 @@ def plot(cells, out_dir):
     series = []
     for s in SCHEMES:
         for p in (100000, 2000000):
-            pts = sorted((z, float(c[s]["median_s"]) / link_bound(c[s]))
+            pts = sorted((z, float(c[s]["mean_s"]) / link_bound(c[s]))
                          for (n, rpn, g, pb, z), c in cells.items()
                          if n == 16 and rpn == 1 and g == 10 and pb == p and s in c)
             if len(pts) > 1:
@@ -146,17 +210,26 @@ def main():
     cal, bad = calibration(rows)
     table, cells = projections(rows)
     png = plot(cells, sys.argv[2])
-    md = ["### The model's calibrated cell, as `make model-projections` ran it", "",
-          "Model against the 16-core run, 8 nodes x 4 ranks, 100 Mbit/s ports shaped as the test "
-          "cluster's; medians in ms.", "",
-          "| case | size a pair | model | measured | model / measured |", "|---|---|---|---|---|",
-          *cal, "", "### Projections (simulated)", "",
-          "Medians of 3 calls in ms, and over the link bound (a node's bytes to other nodes at its "
-          "port's rate); drops and retransmission timeouts per call, the whole switch. *own* is "
-          "SMPI's `ompi` selector, Open MPI 4.1's decision table with its linear_sync run as linear "
-          "(every block posted at once: linear in every cell here), *floor* the "
-          "same with a 5 ms minimum RTO, *paced* the library's own code with the plugin's "
-          "defaults.", "", *table, ""]
+    md = ["### The model's calibration, as `make model-projections` ran it", "",
+          "Model against the 16-core kit's runs (ports shaped as the test cluster's: token buckets "
+          "on veths; the model's veth rate is the host's: 4.5 Gbit/s at 100 Mbit/s as in issue 42, "
+          "8 Gbit/s at 1 and 10 Gbit/s, the kit's own figure for an unshaped veth). The "
+          "model's median of its steady calls (paced: after its 8 learning calls) against the "
+          "median of the kit's 3 rounds' medians (least-most); ms. Drops: the model's per call, "
+          "the kit's per round (every call of the round).", "",
+          "| cell | scheme | size a pair | model | measured | model / measured | model drops a call "
+          "| measured drops a round | cause |", "|---|---|---|---|---|---|---|---|---|",
+          *cal, "", *[f"{c}." for c in dict.fromkeys(CAUSES.values())
+                      if any(f"| {cause_mark(c)} |" in line for line in cal)],
+          "", "### Projections (simulated)", "",
+          "Each cell's steady calls (the CSV's calls less its learning ones): their mean in ms and "
+          "over the link bound (a node's bytes to other nodes at its port's rate), their median, "
+          "and the share of them during which a retransmission timeout fired. *own* is SMPI's "
+          "`ompi` selector, Open MPI 4.1's decision table with its linear_sync run as linear; "
+          "*paced* the library's own code pinned to its paced route; *auto* what "
+          "`--ordered-alltoall` gives: the route by measurement, whose chosen route and whose "
+          "learning calls' cost beyond as many steady calls are shown. Paced and auto are given "
+          "the link's rate as the plugin gives it.", "", *table, ""]
     if png:
         md += ["![model: time over the link bound, 16 x 1, 10 Gbit/s](bench/at-scale-projections.png)", ""]
     with open(os.path.join(sys.argv[2], "at-scale-projections.md"), "w") as f:

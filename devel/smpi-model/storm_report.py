@@ -33,19 +33,13 @@ def pct(values, q):
     return s[min(len(s) - 1, max(0, math.ceil(q / 100 * len(s)) - 1))]
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--jiffy-us", type=float, default=4000,
-                    help="the tick to bin timeouts by (the run's MODEL_JIFFY_US; 4000 if it had none)")
-    ap.add_argument("--skip-first", action="store_true", default=True,
-                    help="leave out each size's first call (a2a_bench's untimed one; the default)")
-    ap.add_argument("trace")
-    a = ap.parse_args()
-    j = a.jiffy_us / 1e6
-
-    calls = collections.defaultdict(list)   # (bytes, rank) -> [(start, end)] in order
+def read_trace(path):
+    """A MODEL_TRACE file's events: calls ((bytes, rank) -> [(start, end)]
+    in order), timeouts and probes ((time, src, dst, lane, lport, backoff)),
+    the count of segments sent again, drops ((time, src, dst, retx))."""
+    calls = collections.defaultdict(list)
     timeouts, probes, resent, drops = [], [], 0, []
-    for line in open(a.trace):
+    for line in open(path):
         f = line.split()
         if not f:
             continue
@@ -58,17 +52,39 @@ def main():
             resent += 1
         elif f[0] == "D":
             drops.append((float(f[1]), int(f[2]), int(f[3]), int(f[4])))
+    return calls, timeouts, probes, resent, drops
 
-    # Calls: the i-th call of a size is every rank's i-th call of it.
-    windows = []    # (bytes, index, start, end)
+
+def call_windows(calls):
+    """The calls as the benchmark times them: the i-th call of a size is
+    every rank's i-th call of it, from the first rank's start to the last
+    rank's end: [(bytes, index, start, end)]."""
+    windows = []
     for b in sorted({k[0] for k in calls}):
         ranks = [calls[k] for k in calls if k[0] == b]
         for i in range(min(len(r) for r in ranks)):
             windows.append((b, i, min(r[i][0] for r in ranks), max(r[i][1] for r in ranks)))
-    timed = [w for w in windows if not (a.skip_first and w[1] == 0)]
+    return windows
 
-    def inside(t, w):
-        return w[2] <= t <= w[3] + 1e-9
+
+def inside(t, w):
+    """Whether an event at t fell within call window w."""
+    return w[2] <= t <= w[3] + 1e-9
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--jiffy-us", type=float, default=4000,
+                    help="the tick to bin timeouts by (the run's MODEL_JIFFY_US; 4000 if it had none)")
+    ap.add_argument("--skip-first", action="store_true", default=True,
+                    help="leave out each size's first call (a2a_bench's untimed one; the default)")
+    ap.add_argument("trace")
+    a = ap.parse_args()
+    j = a.jiffy_us / 1e6
+
+    calls, timeouts, probes, resent, drops = read_trace(a.trace)
+    windows = call_windows(calls)
+    timed = [w for w in windows if not (a.skip_first and w[1] == 0)]
 
     row = {}
     for b in sorted({w[0] for w in timed}):
