@@ -20,7 +20,8 @@ from collections import defaultdict
 # (nodes, ranks a node, Gbit/s, port bytes, size, scheme); the kit's "auto" (the paced
 # library with its window sizing itself, the link's rate passed) is the model's "paced".
 # Seconds: the least, the median and the most of the rounds' medians; the drops of each
-# round (all its calls, the untimed first too).
+# round (all its calls, the untimed first too). The 8 x 4 cells had one round: the least
+# and the most of its calls, and their midpoint (issue 42's reference).
 MEASURED = {
     (8, 4, 0.1, 16000000, 4096, "own"): (0.0388, 0.0392, 0.0396, None),
     (8, 4, 0.1, 16000000, 16384, "own"): (0.155, 0.1555, 0.156, None),
@@ -52,7 +53,7 @@ LOSSY_OWN = ("**A**: the model's MPI's own loses far fewer packets than Linux di
              "calls did (207-237 ms). Not found why: ns-3's CUBIC and recovery against Linux's at "
              "these bursts (senders at 8 Gbit/s into a 1 Gbit/s port) is where to look; a run with "
              "Linux's 64 KiB GSO packets (MODEL_GSO=65536) was stopped unfinished after 20 minutes "
-             "on a loaded machine")
+             "on a loaded machine (2.6 of them its CPU time)")
 NO_CPU = ("**B**: the model has no CPU time: at 10 Gbit/s the 16-core hosts, not the links, set "
           "these calls' times (a node received 2-3.8 Gbit/s: docs/bench/fast-links.md, the kit's "
           "reports). With the veths at 3.8 Gbit/s instead of 8 the 64 KiB cells came out 1.2-1.5x "
