@@ -7,10 +7,10 @@
 
 The benchmark's first call of a size is untimed (a2a_bench.c) and left out.
 Of the timed calls, the first L are the learning calls: the paced library
-agrees its window after its 1st, 2nd and 4th paced calls, and the route by
+agrees its window after its 1st, 2nd and 4th paced calls, the route by
 measurement tries 4 paced calls and up to 3 of the MPI's own
-(ibnet_a2a_choice.h), so project gives paced and auto L = 8, and the MPI's
-own, which learns nothing, L = 0. The rest are the steady calls: their mean
+(ibnet_a2a_choice.h), and TCP's windows grow meanwhile whatever the route,
+so project gives every scheme L = 8. The rest are the steady calls: their mean
 and median, the share of them during which a retransmission timeout fired,
 drops and timeouts per call. The learning calls' cost is what they took
 beyond as many steady calls at the steady mean: a one-off cost of the job.

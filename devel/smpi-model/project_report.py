@@ -48,8 +48,8 @@ MEASURED = {
 # CALIBRATION line, not refused (project_report refuses a cell outside the tolerance
 # with no cause: a change that moves a matched cell).
 LOSSY_OWN = ("**A**: the model's MPI's own loses far fewer packets than Linux did on these "
-             "ports (16-core: 329-11,946 drops a round of a few calls; the model: 3-27 a call) and "
-             "seldom waits a retransmission timeout (0-7% of its calls), where most of the 16-core "
+             "ports (16-core: 329-11,946 drops a round of a few calls; the model: 1.5-17 a call) and "
+             "waits no retransmission timeout in its steady calls, where most of the 16-core "
              "calls did (207-237 ms). Not found why: ns-3's CUBIC and recovery against Linux's at "
              "these bursts (senders at 8 Gbit/s into a 1 Gbit/s port) is where to look; a run with "
              "Linux's 64 KiB GSO packets (MODEL_GSO=65536) was stopped unfinished after 20 minutes "
@@ -215,7 +215,7 @@ def main():
           "Model against the 16-core kit's runs (ports shaped as the test cluster's: token buckets "
           "on veths; the model's veth rate is the host's: 4.5 Gbit/s at 100 Mbit/s as in issue 42, "
           "8 Gbit/s at 1 and 10 Gbit/s, the kit's own figure for an unshaped veth). The "
-          "model's median of its steady calls (paced: after its 8 learning calls) against the "
+          "model's median of its steady calls (after its 8 learning calls) against the "
           "median of the kit's 3 rounds' medians (least-most); ms. Drops: the model's per call, "
           "the kit's per round (every call of the round).", "",
           "| cell | scheme | size a pair | model | measured | model / measured | model drops a call "
