@@ -47,34 +47,29 @@ MEASURED = {
 # A cell the model does not match, with the cause found: said in the table and on its
 # CALIBRATION line, not refused (project_report refuses a cell outside the tolerance
 # with no cause: a change that moves a matched cell).
-LOSSY_OWN = ("**A**: the model's MPI's own loses far fewer packets than Linux did on these "
-             "ports (16-core: 329-11,946 drops a round of a few calls; the model: 1.5-17 a call) and "
-             "waits no retransmission timeout in its steady calls, where most of the 16-core "
-             "calls did (207-237 ms). Not found why: ns-3's CUBIC and recovery against Linux's at "
-             "these bursts (senders at 8 Gbit/s into a 1 Gbit/s port) is where to look; a run with "
-             "Linux's 64 KiB GSO packets (MODEL_GSO=65536) was stopped unfinished after 20 minutes "
-             "on a loaded machine (2.6 of them its CPU time)")
-NO_CPU = ("**B**: the model has no CPU time: at 10 Gbit/s the 16-core hosts, not the links, set "
+CAUSE_TEXT = {
+    "A": ("the model's MPI's own loses far fewer packets than Linux did on these "
+          "ports (16-core: 329-11,946 drops a round of a few calls; the model: 1.5-17 a call) and "
+          "waits no retransmission timeout in its steady calls, where most of the 16-core "
+          "calls did (207-237 ms). Not found why: ns-3's CUBIC and recovery against Linux's at "
+          "these bursts (senders at 8 Gbit/s into a 1 Gbit/s port) is where to look; a run with "
+          "Linux's 64 KiB GSO packets (MODEL_GSO=65536) was stopped unfinished after 20 minutes "
+          "on a loaded machine (2.6 of them its CPU time)"),
+    "B": ("the model has no CPU time: at 10 Gbit/s the 16-core hosts, not the links, set "
           "these calls' times (a node received 2-3.8 Gbit/s: docs/bench/fast-links.md, the kit's "
           "reports). With the veths at 3.8 Gbit/s instead of 8 the 64 KiB cells came out 1.2-1.5x "
-          "slow and 4 x 1 at 1 MiB 0.89x: the measured times lie between the two host rates")
-CAUSES = {
-    (8, 1, 1, 96000, 65536, "own"): LOSSY_OWN,
-    (2, 2, 1, 96000, 65536, "own"): LOSSY_OWN,
-    (4, 1, 1, 96000, 1048576, "own"): LOSSY_OWN,
-    (4, 1, 10, 512000, 65536, "own"): NO_CPU,
-    (4, 1, 10, 512000, 65536, "paced"): NO_CPU,
-    (8, 1, 10, 512000, 65536, "own"): NO_CPU,
-    (4, 1, 10, 512000, 1048576, "own"): NO_CPU,
-    (4, 1, 10, 512000, 1048576, "paced"): NO_CPU,
+          "slow and 4 x 1 at 1 MiB 0.89x: the measured times lie between the two host rates"),
 }
-
-
-def cause_mark(cause):
-    """A cause's letter for the table (its text is said once under it)."""
-    return cause.split("**")[1] if cause.startswith("**") else "?"
-
-
+CAUSES = {
+    (8, 1, 1, 96000, 65536, "own"): "A",
+    (2, 2, 1, 96000, 65536, "own"): "A",
+    (4, 1, 1, 96000, 1048576, "own"): "A",
+    (4, 1, 10, 512000, 65536, "own"): "B",
+    (4, 1, 10, 512000, 65536, "paced"): "B",
+    (8, 1, 10, 512000, 65536, "own"): "B",
+    (4, 1, 10, 512000, 1048576, "own"): "B",
+    (4, 1, 10, 512000, 1048576, "paced"): "B",
+}
 TOLERANCE = 0.25
 SCHEMES = ("own", "floor", "paced", "auto")
 
@@ -107,9 +102,10 @@ def key_of(r):
 
 
 def calibration(rows):
-    """The table's lines and the cells outside the tolerance with no cause. The model's
+    """The table's lines, the cells outside the tolerance with no cause, and the causes of
+    those with one (CAUSE_TEXT's keys). The model's
     median of its steady calls against the median of the kit's rounds' medians."""
-    lines, bad = [], []
+    lines, bad, causes = [], [], set()
     for r in sorted((r for r in rows if r["ports"].startswith("shaped")), key=key_of):
         ref = MEASURED.get(key_of(r))
         if not ref:
@@ -121,18 +117,20 @@ def calibration(rows):
         verdict = "within" if ok else "OUTSIDE"
         print(f"CALIBRATION {r['nodes']}x{r['ranks_per_node']} {r['gbps']}G {r['port_bytes']}B {r['scheme']} "
               f"size={r['size']} model={r['median_s']} measured={lo}-{hi} ratio={ratio:.2f} "
-              f"{verdict} {TOLERANCE:.0%}" + (f" (cause {cause_mark(cause)})" if cause and not ok else ""))
+              f"{verdict} {TOLERANCE:.0%}" + (f" (cause {cause})" if cause and not ok else ""))
         measured_drops = "-" if drops is None else " / ".join(f"{d:,}" for d in drops)
         lines.append(f"| {r['nodes']} x {r['ranks_per_node']}, {float(r['gbps']):g} Gbit/s, "
                      f"{port_text(r['port_bytes'])} ports | {r['scheme']} | {size_text(r['size'])} | "
                      f"{ms(r['median_s'])} (mean {ms(r['mean_s'])}, {float(r['timeout_share']):.0%} "
                      f"with a timeout, {r['calls']} calls) | {ms(mid)} ({ms(lo)}-{ms(hi)}) | "
                      f"**{ratio:.2f}x**{'' if ok else ' outside'} | {float(r['drops_per_call']):,.1f} | "
-                     f"{measured_drops} | {cause_mark(cause) if cause and not ok else ''} |")
+                     f"{measured_drops} | {cause if cause and not ok else ''} |")
+        if not ok and cause:
+            causes.add(cause)
         if not ok and not cause:
             bad.append(f"{r['nodes']} x {r['ranks_per_node']} {float(r['gbps']):g} Gbit/s "
                        f"{port_text(r['port_bytes'])} {r['scheme']} at {size_text(r['size'])}: {ratio:.2f}x")
-    return lines, bad
+    return lines, bad, causes
 
 
 def projections(rows):
@@ -208,7 +206,7 @@ def main():
         sys.exit(__doc__.strip().splitlines()[0])
     with open(sys.argv[1]) as f:
         rows = list(csv.DictReader(f))
-    cal, bad = calibration(rows)
+    cal, bad, causes = calibration(rows)
     table, cells = projections(rows)
     png = plot(cells, sys.argv[2])
     md = ["### The model's calibration, as `make model-projections` ran it", "",
@@ -220,8 +218,7 @@ def main():
           "the kit's per round (every call of the round).", "",
           "| cell | scheme | size a pair | model | measured | model / measured | model drops a call "
           "| measured drops a round | cause |", "|---|---|---|---|---|---|---|---|---|",
-          *cal, "", *[f"{c}." for c in dict.fromkeys(CAUSES.values())
-                      if any(f"| {cause_mark(c)} |" in line for line in cal)],
+          *cal, "", *[f"**{c}**: {CAUSE_TEXT[c]}." for c in sorted(causes)],
           "", "### Projections (simulated)", "",
           "Each cell's steady calls (the CSV's calls less its learning ones): their mean in ms and "
           "over the link bound (a node's bytes to other nodes at its port's rate), their median, "
