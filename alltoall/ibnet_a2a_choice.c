@@ -37,6 +37,7 @@ static void choose(struct choice_class *c, enum choice_way way, enum choice_why 
 	c->why = why;
 	c->since = 0;
 	c->watched = 0;
+	c->watch_calls = CHOICE_WATCH_CALLS;
 	c->slow_watches = 0;
 	c->looks++;
 	c->relook = 0;
@@ -61,7 +62,7 @@ struct choice_plan choice_next(struct choice_class *c)
 		c->since++;
 		if (c->way == CHOICE_OWN) {
 			p.watch = true;
-			if (++c->watched >= CHOICE_WATCH_CALLS) {
+			if (++c->watched >= choice_watch_calls(c)) {
 				p.watch_end = true;
 				c->watched = 0;
 			}
@@ -72,7 +73,7 @@ struct choice_plan choice_next(struct choice_class *c)
 		begin_look(c);	/* the paced route is looked at again, then the own */
 	}
 	c->trial_calls++;
-	if (c->paced_calls < CHOICE_PACED_FIRST) {
+	if (c->paced_calls < CHOICE_PACED_FIRST + c->paced_more) {
 		c->paced_calls++;
 		p.way = CHOICE_PACED;
 		p.measure = c->paced_calls > CHOICE_PACED_FIRST - CHOICE_SAMPLES;
@@ -109,9 +110,22 @@ void choice_measured(struct choice_class *c, enum choice_way way, const struct c
 	if (f->bound > c->bound)
 		c->bound = f->bound;
 	if (way != CHOICE_OWN) {
-		if (c->paced_calls >= CHOICE_PACED_FIRST && c->bound > 0 &&
-		    c->best[CHOICE_PACED] <= CHOICE_NEAR_BOUND * c->bound)
+		/*
+		 * Near the bound: the MPI's own could not be much faster. But a
+		 * paced call more than CHOICE_NEAR_BOUND times faster than the
+		 * bound says the rate is not the link's (a veth says 10 Gbit/s and
+		 * carries 20-30 on 16 cores), so it bounds nothing; a token
+		 * bucket's burst lets a small call beat its rate by less (8 x 1,
+		 * 4 KiB on 100 Mbit/s ports of 24 KB: 1.93 ms against 2.29).
+		 */
+		bool rate_holds = c->bound > 0 && c->best[CHOICE_PACED] * CHOICE_NEAR_BOUND >= c->bound;
+
+		if (c->paced_calls < CHOICE_PACED_FIRST || !rate_holds)
+			return;
+		if (c->best[CHOICE_PACED] <= CHOICE_NEAR_BOUND * c->bound)
 			choose(c, CHOICE_PACED, CHOICE_WHY_AT_LINK);
+		else if (c->best[CHOICE_PACED] <= CHOICE_BUSY_BOUND * c->bound)
+			c->paced_more = CHOICE_PACED_MORE;	/* a slow stretch, or the link's */
 		return;
 	}
 	/* The MPI's own flooded a port and was slower for it: no more of it. */
@@ -121,10 +135,30 @@ void choice_measured(struct choice_class *c, enum choice_way way, const struct c
 		decide(c);
 }
 
+int choice_watch_calls(const struct choice_class *c)
+{
+	return c->watch_calls >= CHOICE_WATCH_CALLS ? c->watch_calls : CHOICE_WATCH_CALLS;
+}
+
+/*
+ * The next watch's calls: enough that its agreement, as long as this one's,
+ * is at most CHOICE_WATCH_SHARE of their time (f->seconds: a call's mean).
+ * Agreed figures in, so every rank spaces its watches alike.
+ */
+static void space_watches(struct choice_class *c, const struct choice_figures *f)
+{
+	double calls = f->agree > 0 && f->seconds > 0 ?
+		       f->agree / (CHOICE_WATCH_SHARE * f->seconds) : 0;
+
+	c->watch_calls = calls >= CHOICE_WATCH_MOST ? CHOICE_WATCH_MOST :
+			 calls <= CHOICE_WATCH_CALLS ? CHOICE_WATCH_CALLS : (int)calls + 1;
+}
+
 void choice_watched(struct choice_class *c, const struct choice_figures *f)
 {
 	if (!c->chosen || c->way != CHOICE_OWN)
 		return;
+	space_watches(c, f);
 	/* Loss at once; slowness twice in a row (a shared node's noise is
 	 * not a change of the fabric). */
 	if (f->seconds > CHOICE_SLOWER * c->best[CHOICE_OWN])

@@ -22,14 +22,21 @@
  *      measured. (8 at first: Quantum ESPRESSO 8 x 1 on unshaped ports paid
  *      1.14x for its trials, over 2 size classes and several looks.)
  *      Where the node's link rate is known and the best paced call came
- *      within CHOICE_NEAR_BOUND of the link's bound for its bytes, paced is
- *      chosen there: the MPI's own could not be faster by more than that,
+ *      within CHOICE_NEAR_BOUND of the link's bound for its bytes (and no
+ *      more than that under it: faster, the rate is not the link's), paced
+ *      is chosen there: the MPI's own could not be faster by more than that,
  *      and a call of it on a shallow port can cost a timeout (200 ms) and
  *      costs packets in every job: one trial lost 220-262 segments on the
  *      test cluster's 1 Gbit/s ports of 96 KB, where paced ran at 1.15-1.27x
  *      the bound on 2 cores. On 16 cores, wherever paced came within 1.3x
  *      of the bound (1 Gbit/s deep and 96 KB, 100 Mbit/s 24 KB) the MPI's
  *      own was never the faster (docs/bench/route-choice.md).
+ *      Where it came within CHOICE_BUSY_BOUND but not CHOICE_NEAR_BOUND
+ *      (the link was busy, and a shared host's slow stretch can put a paced
+ *      call there: at 1 Gbit/s on 96 KB ports the 2 cores' paced calls ran
+ *      at 1.19-1.44x, and one trial of the MPI's own lost 591 segments),
+ *      up to CHOICE_PACED_MORE more paced calls are measured first, and
+ *      one within CHOICE_NEAR_BOUND chooses paced the same way.
  *   2. Then the MPI's own, measured, up to CHOICE_SAMPLES calls. An own call
  *      that lost packets and took longer than the best paced call settles it
  *      at once: paced (one call of the MPI's own is the one-off cost there).
@@ -37,12 +44,17 @@
  *      longer than the best paced call; paced when it did take longer, or
  *      when it lost packets, unless the paced call took more than
  *      CHOICE_LOSS_TOLERANCE times as long (loss costs the neighbours too).
- *   4. Looked at again: with the MPI's own chosen, every CHOICE_WATCH_CALLS
- *      calls their figures are agreed; loss, or a mean CHOICE_SLOWER times
+ *   4. Looked at again: with the MPI's own chosen, every so many calls (a
+ *      watch) their figures are agreed; loss, or a mean CHOICE_SLOWER times
  *      the best trial in CHOICE_SLOW_WATCHES watches in a row, begins the
  *      trials again (so the choice follows a switch that starts to lose
- *      within CHOICE_WATCH_CALLS calls of the MPI's own, then
- *      CHOICE_SAMPLES paced ones and one of the MPI's own). With paced
+ *      within one watch of calls of the MPI's own, then CHOICE_SAMPLES
+ *      paced ones and one of the MPI's own). A watch is CHOICE_WATCH_CALLS
+ *      calls at first; then as many as keep its agreement (one small
+ *      allreduce, timed) within CHOICE_WATCH_SHARE of the calls' time, up
+ *      to CHOICE_WATCH_MOST: at 16 x 1, 4 KiB, 10-100 Gbit/s a call takes
+ *      50-140 us and a watch every 16 calls cost 4-12% (the model, issue
+ *      51; docs/bench/at-scale.md). With paced
  *      chosen, the MPI's own is tried again once the paced calls since have taken CHOICE_RELOOK_COST times
  *      what one own call did (a look costs at most 1/CHOICE_RELOOK_COST of
  *      the time), no sooner than CHOICE_RELOOK_LEAST calls and no later than
@@ -67,11 +79,15 @@
  * own on the test cluster's 24 KB and 96 KB ports).
  */
 #define CHOICE_LOSS_LEAST 16
-#define CHOICE_WATCH_CALLS 16
+#define CHOICE_WATCH_CALLS 16	/* a watch's calls at first, and at least */
+#define CHOICE_WATCH_MOST 256	/* ... and at most */
+#define CHOICE_WATCH_SHARE 0.01	/* of the calls' time, a watch's agreement at most */
 #define CHOICE_SLOWER 3.0
 #define CHOICE_SLOW_WATCHES 2
 #define CHOICE_LOSS_TOLERANCE 1.5
 #define CHOICE_NEAR_BOUND 1.3
+#define CHOICE_BUSY_BOUND 2.0	/* the window's "link busy": half the link's rate */
+#define CHOICE_PACED_MORE 3
 #define CHOICE_RELOOK_COST 20.0
 #define CHOICE_RELOOK_LEAST 64ul
 #define CHOICE_RELOOK_MOST 1024ul
@@ -95,6 +111,8 @@ struct choice_figures {
 	unsigned long lost;	/* the most TCP segments a node retransmitted meanwhile */
 	bool lossy;		/* by the window's rule (window_sample_lossy) */
 	double bound;		/* the call's bytes on the busiest port at the link's rate, s; 0: unknown */
+	double agree;		/* a watch: the slowest rank's time in the last watch's
+				 * agreement, s; 0: none yet */
 };
 
 /* One size class of one communicator: identical on every rank. */
@@ -103,6 +121,7 @@ struct choice_class {
 	enum choice_way way;	/* the chosen route (valid when chosen) */
 	enum choice_why why;
 	int paced_calls;	/* paced calls of this look */
+	int paced_more;		/* more paced calls before the MPI's own (the link busy) */
 	int own_calls;		/* own calls of this look */
 	double best[CHOICE_WAYS];	/* the least time of this look's measured calls; 0: none */
 	unsigned long lost[CHOICE_WAYS];	/* retransmissions summed over them */
@@ -113,6 +132,7 @@ struct choice_class {
 	unsigned long looks;	/* choices made so far */
 	unsigned long trial_calls;	/* calls on trial so far, over every look */
 	int watched;		/* chosen own: calls since the last watch */
+	int watch_calls;	/* chosen own: calls a watch takes (CHOICE_WATCH_CALLS up) */
 	int slow_watches;	/* chosen own: watches in a row past CHOICE_SLOWER */
 };
 
@@ -131,8 +151,11 @@ int choice_class_of(unsigned long block_bytes);
 struct choice_plan choice_next(struct choice_class *c);
 /* A measured call's figures (plan.measure), agreed: may choose. */
 void choice_measured(struct choice_class *c, enum choice_way way, const struct choice_figures *f);
-/* A watch's figures (plan.watch_end), agreed, per call: may begin the trials again. */
+/* A watch's figures (plan.watch_end), agreed, per call: may begin the trials again,
+ * and space the next watch by what this one's agreement cost against the calls. */
 void choice_watched(struct choice_class *c, const struct choice_figures *f);
+/* The calls of the watch in progress (what a watch's time is divided by). */
+int choice_watch_calls(const struct choice_class *c);
 
 /* One sentence: "blocks of 1 MiB to 2 MiB: own 1.58 ms, paced 5.21 ms (best of each): the
  * MPI's own (no loss, no slower); 7 calls on trial, 1 look". */

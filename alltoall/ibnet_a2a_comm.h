@@ -65,6 +65,7 @@ struct comm_info {
 		double seconds;		/* its time in the watch's calls so far */
 		unsigned long retrans;	/* the node's retransmissions when the watch began */
 		unsigned long bytes;	/* the watch's calls' bytes converging on the busiest port */
+		double agree;		/* its last watch's allreduce, s (choice_figures.agree) */
 	} choice_watch[CHOICE_CLASSES];
 	/* The call in progress (one at a time on a communicator). */
 	bool call_planned;		/* the call's route came from its class's plan */

@@ -624,11 +624,11 @@ static void chosen(struct comm_info *ci, int cls)
  */
 int choice_done(struct comm_info *ci)
 {
-	struct choice_figures f = { 0, 0, false, 0 };
+	struct choice_figures f = { 0, 0, false, 0, 0 };
 	struct window_sample s = { 0 };
 	struct choice_class *c;
 	struct choice_plan p;
-	double v[3], took;
+	double v[4] = { 0 }, took, agreeing;
 	int cls, rc;
 	bool was_chosen;
 
@@ -646,8 +646,9 @@ int choice_done(struct comm_info *ci)
 		ci->choice_watch[cls].bytes += ci->call_fanin;
 		if (!p.watch_end)
 			return MPI_SUCCESS;
-		v[0] = ci->choice_watch[cls].seconds / CHOICE_WATCH_CALLS;
+		v[0] = ci->choice_watch[cls].seconds / choice_watch_calls(c);
 		v[1] = (double)since(ci->choice_watch[cls].retrans);
+		v[3] = ci->choice_watch[cls].agree;
 		s.received = ci->choice_watch[cls].bytes;
 	} else {
 		v[0] = took;
@@ -655,9 +656,15 @@ int choice_done(struct comm_info *ci)
 		s.received = ci->call_fanin;
 	}
 	v[2] = link_bound(ci);
-	if ((rc = PMPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_MAX, ci->priv)) != MPI_SUCCESS)
+	agreeing = PMPI_Wtime();
+	if ((rc = PMPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_MAX, ci->priv)) != MPI_SUCCESS)
 		return rc;
+	/* What this agreement cost, for the next watch's spacing (agreed then:
+	 * every rank must divide by the same count). */
+	if (p.watch)
+		ci->choice_watch[cls].agree = PMPI_Wtime() - agreeing;
 	f.seconds = v[0];
+	f.agree = v[3];
 	f.lost = s.lost = v[1] > 0 ? (unsigned long)v[1] : 0;
 	f.lossy = window_sample_lossy(&s) && f.lost >= CHOICE_LOSS_LEAST;
 	f.bound = v[2];

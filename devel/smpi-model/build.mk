@@ -14,7 +14,10 @@ PACED = ibnet_a2a_paced ibnet_a2a_route ibnet_a2a_layout ibnet_a2a_pack ibnet_a2
 # smpi_helpers.h makes getpid() the simulated rank's; the library's fork
 # check runs at the process's exit too, outside any rank, where SimGrid's
 # would crash: the real one (all ranks share it, so no rank looks forked).
-SMPI_CFLAGS = -O2 -g -Wall -Wextra -Werror -Dsmpi_getpid=getpid -Ialltoall -Icontract
+# -MMD -MP: each object hears of its headers (a struct grown in
+# ibnet_a2a_comm.h left the objects that were not rebuilt reading the old
+# layout, and the model crashed with SIGFPE).
+SMPI_CFLAGS = -O2 -g -Wall -Wextra -Werror -MMD -MP -Dsmpi_getpid=getpid -Ialltoall -Icontract
 NS3_LIBS = -lns3-core -lns3-network -lns3-internet -lns3-point-to-point -lns3-traffic-control
 
 $(B)/a2a_bench_model: $(PACED:%=$(B)/%.o) $(B)/ibnet_a2a_settings.o $(B)/model_host.o \
@@ -25,6 +28,10 @@ $(B)/a2a_bench_model: $(PACED:%=$(B)/%.o) $(B)/ibnet_a2a_settings.o $(B)/model_h
 $(B)/a2a_check_model: $(PACED:%=$(B)/%.o) $(B)/ibnet_a2a_settings.o $(B)/model_host.o \
 		      $(B)/a2a_check.o $(B)/libmodel-ports.so
 	smpicc -o $@ $(filter %.o,$^) -L$(B) -lmodel-ports -Wl,-rpath,$(abspath $(B))
+# The ping-pong of devel/smpi-model/cpu-cost, under the model: the network's
+# own half round trip, which the measured one is set against.
+$(B)/pingpong_model: $(M)/pingpong.c $(B)/libmodel-ports.so
+	smpicc -O2 -Wall -Wextra -Werror -o $@ $< -L$(B) -lmodel-ports -Wl,-rpath,$(abspath $(B))
 $(B)/a2a_check.o: tests/programs/a2a_check.c | $(B)
 	smpicc -O2 -Wall -Wextra -Werror -DA2A_CHECK_REFERENCE_FROM_COPY -c -o $@ $<
 $(B)/%.o: alltoall/%.c | $(B)
@@ -42,3 +49,4 @@ $(B)/libmodel-ports.so: $(M)/ns3_ports.cc $(M)/kept_connections.cc $(M)/tail_pro
 	g++ -O2 -g -Wall -Wextra -Werror -Icontract -fPIC -shared -o $@ $(filter %.cc,$^) $(NS3_LIBS)
 $(B):
 	mkdir -p $@
+-include $(wildcard $(B)/*.d)

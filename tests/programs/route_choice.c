@@ -23,14 +23,26 @@ struct fabric {
 	double seconds[CHOICE_WAYS];	/* the slowest rank's time, before noise */
 	unsigned long lost[CHOICE_WAYS];	/* segments a node retransmits in the call */
 	double bound;			/* the link's bound, s (0: rate unknown) */
+	double agree;			/* a watch's agreement (one small allreduce), s */
 };
 
-static const struct fabric fast = { { 1.0e-3, 2.4e-3 }, { 0, 0 }, 0 };	/* unshaped, 1 MiB */
+static const struct fabric fast = { { 1.0e-3, 2.4e-3 }, { 0, 0 }, 0, 30e-6 };	/* unshaped, 1 MiB */
 /* 100 Mbit/s, 24 KB ports, 8 x 4 at 4 KiB: the 16-core storm. */
-static const struct fabric storm = { { 2.1, 0.040 }, { 9208, 0 }, 0 };
-static const struct fabric storm_told = { { 2.1, 0.040 }, { 9208, 0 }, 0.0385 };
+static const struct fabric storm = { { 2.1, 0.040 }, { 9208, 0 }, 0, 0.5e-3 };
+static const struct fabric storm_told = { { 2.1, 0.040 }, { 9208, 0 }, 0.0385, 0.5e-3 };
 /* The MPI's own loses, yet paced is far slower (a port that loses a little). */
-static const struct fabric lossy_quick = { { 1.0e-3, 3.0e-3 }, { 40, 0 }, 0 };
+static const struct fabric lossy_quick = { { 1.0e-3, 3.0e-3 }, { 40, 0 }, 0, 30e-6 };
+/* A veth that says 10 Gbit/s and carries more (16 cores, 4 x 1, 1 MiB): the bound is
+ * 2.5 ms, the MPI's own takes 1.1 ms, paced 1.56 ms. */
+static const struct fabric veth_told = { { 1.1e-3, 1.56e-3 }, { 0, 0 }, 2.5e-3, 30e-6 };
+/* 1 Gbit/s ports of 96 KB, 4 x 1, 1 MiB (bound 25.2 ms): paced 30 ms, but 36 ms
+ * in a shared host's slow stretch; the MPI's own 46 ms, losing 600 segments. */
+static const struct fabric gige96k = { { 46e-3, 30e-3 }, { 600, 0 }, 25.2e-3, 0.2e-3 };
+/* The link busy and the MPI's own the faster: bound 2.5 ms, paced 4.2 ms, own 3.0 ms. */
+static const struct fabric busy_own = { { 3.0e-3, 4.2e-3 }, { 0, 0 }, 2.5e-3, 30e-6 };
+/* 16 x 1 at 4 KiB, 100 Gbit/s, deep ports (the model, issue 51): a call of the MPI's
+ * own 50 us, paced 280 us, a watch's agreement 96 us. */
+static const struct fabric small_fast = { { 50e-6, 280e-6 }, { 0, 0 }, 0, 96e-6 };
 
 struct run {
 	struct choice_class c[RANKS];
@@ -39,6 +51,9 @@ struct run {
 	int calls[CHOICE_WAYS];
 	int measured_own;		/* own calls that were trials */
 	double trial_cost;		/* time over what the chosen route would have taken */
+	double agree;			/* the last watch's agreement, s */
+	int watches;
+	double agree_cost;		/* the watches' agreements, s */
 	int disagreements;
 	unsigned seed;
 };
@@ -73,7 +88,7 @@ static bool lossy(unsigned long lost, unsigned long calls)
 static enum choice_way call(struct run *r, const struct fabric *f, double noise)
 {
 	struct choice_plan p[RANKS];
-	struct choice_figures fig = { 0, 0, false, f->bound };
+	struct choice_figures fig = { 0, 0, false, f->bound, 0 };
 	enum choice_way way;
 	int k;
 
@@ -111,10 +126,14 @@ static enum choice_way call(struct run *r, const struct fabric *f, double noise)
 					most = r->watch[k];
 				r->watch[k] = 0;
 			}
-			fig.seconds = most / CHOICE_WATCH_CALLS;
+			fig.seconds = most / choice_watch_calls(&r->c[0]);
 			fig.lost = r->watch_lost;
-			fig.lossy = lossy(r->watch_lost, CHOICE_WATCH_CALLS);
+			fig.lossy = lossy(r->watch_lost, (unsigned long)choice_watch_calls(&r->c[0]));
+			fig.agree = r->agree;	/* the last watch's, as ibnet_a2a_route.c agrees it */
+			r->agree = f->agree;
 			r->watch_lost = 0;
+			r->watches++;
+			r->agree_cost += f->agree;
 			for (k = 0; k < RANKS; k++)
 				choice_watched(&r->c[k], &fig);
 		}
@@ -232,6 +251,47 @@ int main(void)
 		expect(r.calls[CHOICE_OWN] == 0, s, "2000 calls later, still no call of the MPI's own");
 	}
 	{
+		const char *s = "a link faster than its stated rate (paced at 0.62x of the bound)";
+		struct run r = { .seed = 9 };
+
+		n = until_chosen(&r, &veth_told, 0.1, 100);
+		say_choice(&r, s);
+		snprintf(what, sizeof(what), "the rate bounds nothing: the MPI's own tried and chosen "
+			 "after %d calls", n);
+		expect(n == CHOICE_PACED_FIRST + CHOICE_SAMPLES && r.c[0].way == CHOICE_OWN &&
+		       r.c[0].why == CHOICE_WHY_OWN_FASTER, s, what);
+	}
+	{
+		const char *s = "1 Gbit/s, 96 KB ports: the first paced calls in a slow stretch (1.43x "
+				"of the bound), then 1.19x";
+		struct run r = { .seed = 10 };
+		struct fabric slow = gige96k;
+
+		slow.seconds[CHOICE_PACED] = 36e-3;
+		for (n = 1; n <= CHOICE_PACED_FIRST; n++)
+			call(&r, &slow, 0);
+		n += until_chosen(&r, &gige96k, 0.05, 100) - 1;
+		say_choice(&r, s);
+		snprintf(what, sizeof(what), "paced chosen after %d paced calls (at most %d), no call "
+			 "of the MPI's own", n, CHOICE_PACED_FIRST + CHOICE_PACED_MORE);
+		expect(r.c[0].way == CHOICE_PACED && r.c[0].why == CHOICE_WHY_AT_LINK &&
+		       r.calls[CHOICE_OWN] == 0 && n <= CHOICE_PACED_FIRST + CHOICE_PACED_MORE, s,
+		       what);
+	}
+	{
+		const char *s = "the link busy (paced 1.68x of the bound), the MPI's own faster";
+		struct run r = { .seed = 11 };
+
+		n = until_chosen(&r, &busy_own, 0.05, 100);
+		say_choice(&r, s);
+		snprintf(what, sizeof(what), "the MPI's own chosen after %d calls (%d paced, %d own), "
+			 "the trials costing %.1f ms once", n, r.calls[CHOICE_PACED],
+			 r.calls[CHOICE_OWN], r.trial_cost * 1e3);
+		expect(r.c[0].way == CHOICE_OWN && r.calls[CHOICE_PACED] ==
+		       CHOICE_PACED_FIRST + CHOICE_PACED_MORE && r.calls[CHOICE_OWN] == CHOICE_SAMPLES,
+		       s, what);
+	}
+	{
 		const char *s = "own loses a little but paced takes 3x as long";
 		struct run r = { .seed = 4 };
 
@@ -250,9 +310,37 @@ int main(void)
 			call(&r, &fast, 0.3);
 		n = until_route(&r, &storm, 0.3, CHOICE_PACED, 200);
 		say_choice(&r, s);
-		snprintf(what, sizeof(what), "paced within %d calls of the change (bound: %d)", n,
-			 CHOICE_WATCH_CALLS + CHOICE_SAMPLES + 1);
+		snprintf(what, sizeof(what), "paced within %d calls of the change (bound: a watch of "
+			 "%d calls + %d)", n, CHOICE_WATCH_CALLS, CHOICE_SAMPLES + 1);
 		expect(n > 0 && n <= CHOICE_WATCH_CALLS + CHOICE_SAMPLES + 1, s, what);
+		expect(!r.disagreements, s, "every rank took the same route on every call");
+	}
+	{
+		const char *s = "small calls at 100 Gbit/s (own 50 us, a watch's agreement 96 us)";
+		struct run r = { .seed = 8 };
+		double calls_time;
+
+		until_chosen(&r, &small_fast, 0.3, 100);
+		r.calls[0] = r.calls[1] = 0;
+		r.watches = 0;
+		r.agree_cost = 0;
+		for (n = 0; n < 4000; n++)
+			call(&r, &small_fast, 0.3);
+		calls_time = r.calls[CHOICE_OWN] * small_fast.seconds[CHOICE_OWN];
+		snprintf(what, sizeof(what), "4000 calls of the MPI's own, %d watches (every %d calls "
+			 "now), their agreements %.2f%% of the calls' time (every %d calls: %.1f%%)",
+			 r.watches, choice_watch_calls(&r.c[0]), 100 * r.agree_cost / calls_time,
+			 CHOICE_WATCH_CALLS,
+			 100 * small_fast.agree / (CHOICE_WATCH_CALLS * small_fast.seconds[CHOICE_OWN]));
+		expect(r.c[0].way == CHOICE_OWN && r.calls[CHOICE_PACED] == 0 &&
+		       r.agree_cost < 2 * CHOICE_WATCH_SHARE * calls_time, s, what);
+		/* Then the switch starts to lose: still seen within one watch. */
+		n = until_route(&r, &storm, 0.3, CHOICE_PACED, 2 * CHOICE_WATCH_MOST);
+		say_choice(&r, s);
+		snprintf(what, sizeof(what), "the switch starts to lose: paced within %d calls "
+			 "(bound: a watch of at most %d calls + %d)", n, CHOICE_WATCH_MOST,
+			 CHOICE_SAMPLES + 1);
+		expect(n > 0 && n <= CHOICE_WATCH_MOST + CHOICE_SAMPLES + 1, s, what);
 		expect(!r.disagreements, s, "every rank took the same route on every call");
 	}
 	{
