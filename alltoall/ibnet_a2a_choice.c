@@ -93,7 +93,7 @@ static void decide(struct choice_class *c)
 	if (!c->lossy[CHOICE_OWN])
 		choose(c, own <= paced ? CHOICE_OWN : CHOICE_PACED,
 		       own <= paced ? CHOICE_WHY_OWN_FASTER : CHOICE_WHY_PACED_FASTER);
-	else if (paced <= CHOICE_LOSS_TOLERANCE * own)
+	else if (paced <= CHOICE_LOSS_TOLERANCE * c->worst[CHOICE_OWN])
 		choose(c, CHOICE_PACED, CHOICE_WHY_OWN_LOST);
 	else
 		choose(c, CHOICE_OWN, CHOICE_WHY_OWN_LOST_FASTER);
@@ -105,6 +105,8 @@ void choice_measured(struct choice_class *c, enum choice_way way, const struct c
 		return;
 	if (!c->best[way] || f->seconds < c->best[way])
 		c->best[way] = f->seconds > 0 ? f->seconds : 1e-9;
+	if (f->seconds > c->worst[way])
+		c->worst[way] = f->seconds;
 	c->lost[way] += f->lost;
 	c->lossy[way] = c->lossy[way] || f->lossy;
 	if (f->bound > c->bound)
@@ -189,8 +191,8 @@ static int way_text(const struct choice_class *c, enum choice_way w, char *out, 
 	if (!c->best[w])
 		return snprintf(out, len, "not measured");
 	if (c->lossy[w])
-		return snprintf(out, len, "%.2f ms, lost %lu segments", c->best[w] * 1e3,
-				c->lost[w]);
+		return snprintf(out, len, "%.2f ms (slowest %.2f ms), lost %lu segments",
+				c->best[w] * 1e3, c->worst[w] * 1e3, c->lost[w]);
 	return snprintf(out, len, "%.2f ms%s", c->best[w] * 1e3, c->lost[w] ? " (a few "
 			"retransmissions, not loss)" : "");
 }

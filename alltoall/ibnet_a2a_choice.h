@@ -43,7 +43,11 @@
  *   3. Chosen: the MPI's own when it lost nothing and its best call took no
  *      longer than the best paced call; paced when it did take longer, or
  *      when it lost packets, unless the paced call took more than
- *      CHOICE_LOSS_TOLERANCE times as long (loss costs the neighbours too).
+ *      CHOICE_LOSS_TOLERANCE times as long as the MPI's own slowest trial
+ *      (loss costs the neighbours too; and a route that loses is a lottery
+ *      of timeouts, so its best call says little of its next: at 8 x 4,
+ *      4 KiB on 24 KB ports one trial's best was 41 ms against paced's
+ *      65, and the MPI's own, chosen, lost 4,010 segments in the job).
  *   4. Looked at again: with the MPI's own chosen, every so many calls (a
  *      watch) their figures are agreed; loss, or a mean CHOICE_SLOWER times
  *      the best trial in CHOICE_SLOW_WATCHES watches in a row, begins the
@@ -124,6 +128,7 @@ struct choice_class {
 	int paced_more;		/* more paced calls before the MPI's own (the link busy) */
 	int own_calls;		/* own calls of this look */
 	double best[CHOICE_WAYS];	/* the least time of this look's measured calls; 0: none */
+	double worst[CHOICE_WAYS];	/* and the most */
 	unsigned long lost[CHOICE_WAYS];	/* retransmissions summed over them */
 	bool lossy[CHOICE_WAYS];	/* one of them lost packets */
 	double bound;		/* the link's bound for the class's calls, s; 0: unknown */
