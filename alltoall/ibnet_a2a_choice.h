@@ -38,8 +38,9 @@
  *      up to CHOICE_PACED_MORE more paced calls are measured first, and
  *      one within CHOICE_NEAR_BOUND chooses paced the same way.
  *   2. Then the MPI's own, measured, up to CHOICE_SAMPLES calls. An own call
- *      that lost packets and took longer than the best paced call settles it
- *      at once: paced (one call of the MPI's own is the one-off cost there).
+ *      that lost packets, the best paced call within CHOICE_LOSS_TOLERANCE
+ *      of its time, settles it at once: paced (one call of the MPI's own is
+ *      the one-off cost there).
  *   3. Chosen: the MPI's own when it lost nothing and its best call took no
  *      longer than the best paced call; paced when it did take longer, or
  *      when it lost packets, unless the paced call took more than

@@ -303,11 +303,11 @@ int main(void)
 			call(&r, &lottery, 0);
 		}
 		say_choice(&r, s);
-		snprintf(what, sizeof(what), "paced chosen after %d calls of the MPI's own (its best, "
-			 "41 ms, is not its next: 65 ms is within 1.5x of its slowest)",
-			 r.calls[CHOICE_OWN]);
+		snprintf(what, sizeof(what), "paced chosen after %d call%s of the MPI's own (the "
+			 "first lossy one that paced's 65 ms came within 1.5x of, 52 ms, ends them)",
+			 r.calls[CHOICE_OWN], r.calls[CHOICE_OWN] == 1 ? "" : "s");
 		expect(r.c[0].chosen && r.c[0].way == CHOICE_PACED &&
-		       r.c[0].why == CHOICE_WHY_OWN_LOST, s, what);
+		       r.c[0].why == CHOICE_WHY_OWN_LOST && r.calls[CHOICE_OWN] == 2, s, what);
 	}
 	{
 		const char *s = "own loses a little but paced takes 3x as long";
