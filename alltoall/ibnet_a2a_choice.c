@@ -85,12 +85,21 @@ struct choice_plan choice_next(struct choice_class *c)
 	return p;
 }
 
+/* The MPI's own retransmitted more than CHOICE_HEAVY_LOSS of what converged. */
+static bool own_lost_heavily(const struct choice_class *c)
+{
+	return c->lossy[CHOICE_OWN] && c->segments[CHOICE_OWN] &&
+	       (double)c->lost[CHOICE_OWN] > CHOICE_HEAVY_LOSS * (double)c->segments[CHOICE_OWN];
+}
+
 /* Both routes measured CHOICE_SAMPLES times: the verdict. */
 static void decide(struct choice_class *c)
 {
 	double own = c->best[CHOICE_OWN], paced = c->best[CHOICE_PACED];
 
-	if (!c->lossy[CHOICE_OWN])
+	if (own_lost_heavily(c))
+		choose(c, CHOICE_PACED, CHOICE_WHY_OWN_LOST);
+	else if (!c->lossy[CHOICE_OWN])
 		choose(c, own <= paced ? CHOICE_OWN : CHOICE_PACED,
 		       own <= paced ? CHOICE_WHY_OWN_FASTER : CHOICE_WHY_PACED_FASTER);
 	else if (paced <= CHOICE_LOSS_TOLERANCE * c->worst[CHOICE_OWN])
@@ -108,6 +117,7 @@ void choice_measured(struct choice_class *c, enum choice_way way, const struct c
 	if (f->seconds > c->worst[way])
 		c->worst[way] = f->seconds;
 	c->lost[way] += f->lost;
+	c->segments[way] += f->segments;
 	c->lossy[way] = c->lossy[way] || f->lossy;
 	if (f->bound > c->bound)
 		c->bound = f->bound;
@@ -137,8 +147,8 @@ void choice_measured(struct choice_class *c, enum choice_way way, const struct c
 	 * each costs packets: at 8 x 4, 4 KiB on 24 KB ports with the floor,
 	 * three trials lost 764 segments where one lost 330.
 	 */
-	if (f->lossy && c->best[CHOICE_PACED] > 0 &&
-	    c->best[CHOICE_PACED] <= CHOICE_LOSS_TOLERANCE * f->seconds)
+	if ((f->lossy && c->best[CHOICE_PACED] > 0 &&
+	     c->best[CHOICE_PACED] <= CHOICE_LOSS_TOLERANCE * f->seconds) || own_lost_heavily(c))
 		choose(c, CHOICE_PACED, CHOICE_WHY_OWN_LOST);
 	else if (c->own_calls >= CHOICE_SAMPLES)
 		decide(c);

@@ -43,7 +43,8 @@
  *      the one-off cost there).
  *   3. Chosen: the MPI's own when it lost nothing and its best call took no
  *      longer than the best paced call; paced when it did take longer, or
- *      when it lost packets, unless the paced call took more than
+ *      when it lost packets (at once where it retransmitted more than
+ *      CHOICE_HEAVY_LOSS of the segments converging), unless the paced call took more than
  *      CHOICE_LOSS_TOLERANCE times as long as the MPI's own slowest trial
  *      (loss costs the neighbours too; and a route that loses is a lottery
  *      of timeouts, so its best call says little of its next: at 8 x 4,
@@ -90,6 +91,16 @@
 #define CHOICE_SLOWER 3.0
 #define CHOICE_SLOW_WATCHES 2
 #define CHOICE_LOSS_TOLERANCE 1.5
+/*
+ * Loss too heavy for any speed: retransmissions past this share of the
+ * segments converging on the port. A port that drops that much drops its
+ * other users' packets too; and with the floor a storm's call of the MPI's
+ * own can be quick between its timeouts: at 8 x 4, 4 KiB on 24 KB ports
+ * the trials ran 40 ms (paced 65) and retransmitted more segments than
+ * converged, the MPI's own was chosen and lost 4,845 (nothing asked
+ * 1,717-2,190). A port that loses a little (2% of 3 MiB) keeps the rule above.
+ */
+#define CHOICE_HEAVY_LOSS 0.05
 #define CHOICE_NEAR_BOUND 1.3
 #define CHOICE_BUSY_BOUND 2.0	/* the window's "link busy": half the link's rate */
 #define CHOICE_PACED_MORE 3
@@ -118,6 +129,7 @@ struct choice_figures {
 	double bound;		/* the call's bytes on the busiest port at the link's rate, s; 0: unknown */
 	double agree;		/* a watch: the slowest rank's time in the last watch's
 				 * agreement, s; 0: none yet */
+	unsigned long segments;	/* the segments converging on the busiest port; 0: unknown */
 };
 
 /* One size class of one communicator: identical on every rank. */
@@ -131,6 +143,7 @@ struct choice_class {
 	double best[CHOICE_WAYS];	/* the least time of this look's measured calls; 0: none */
 	double worst[CHOICE_WAYS];	/* and the most */
 	unsigned long lost[CHOICE_WAYS];	/* retransmissions summed over them */
+	unsigned long segments[CHOICE_WAYS];	/* their segments converging on the busiest port */
 	bool lossy[CHOICE_WAYS];	/* one of them lost packets */
 	double bound;		/* the link's bound for the class's calls, s; 0: unknown */
 	unsigned long since;	/* calls since the choice */

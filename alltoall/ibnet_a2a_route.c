@@ -624,7 +624,7 @@ static void chosen(struct comm_info *ci, int cls)
  */
 int choice_done(struct comm_info *ci)
 {
-	struct choice_figures f = { 0, 0, false, 0, 0 };
+	struct choice_figures f = { 0, 0, false, 0, 0, 0 };
 	struct window_sample s = { 0 };
 	struct choice_class *c;
 	struct choice_plan p;
@@ -667,6 +667,7 @@ int choice_done(struct comm_info *ci)
 	f.agree = v[3];
 	f.lost = s.lost = v[1] > 0 ? (unsigned long)v[1] : 0;
 	f.lossy = window_sample_lossy(&s) && f.lost >= CHOICE_LOSS_LEAST;
+	f.segments = s.received / WINDOW_SEGMENT;
 	f.bound = v[2];
 	was_chosen = c->chosen;
 	if (p.watch) {
