@@ -74,11 +74,39 @@ TOLERANCE = 0.25
 SCHEMES = ("own", "floor", "paced", "auto")
 
 
+def tree_of(row):
+    """A two-tier tree's (hosts a leaf, oversubscription) from the ports column
+    ("flow-tree:16:4"), or None for one switch."""
+    if not row["ports"].startswith("flow-tree:"):
+        return None
+    leaf, oversub = row["ports"].split(":")[1:3]
+    return int(leaf), float(oversub)
+
+
 def link_bound(row):
-    """Seconds a node's port needs for the bytes it sends to other nodes (payload;
-    headers add 3.6% at 1,448-byte segments)."""
+    """Seconds the busiest link needs for the call's bytes (payload; headers add 3.6%
+    at 1,448-byte segments): a node's port, which carries what it sends to other
+    nodes, or in a tree a leaf's uplink, which carries what its hosts send out of
+    the leaf at LEAF x RATE / OVERSUB."""
     rpn, nodes = int(row["ranks_per_node"]), int(row["nodes"])
-    return rpn * rpn * (nodes - 1) * int(row["size"]) * 8 / (float(row["gbps"]) * 1e9)
+    rate = float(row["gbps"]) * 1e9
+    bound = rpn * rpn * (nodes - 1) * int(row["size"]) * 8 / rate
+    tree = tree_of(row)
+    if tree and nodes > tree[0]:
+        leaf, oversub = tree
+        out = leaf * rpn * (nodes - leaf) * rpn * int(row["size"]) * 8
+        bound = max(bound, out / (leaf * rate / oversub))
+    return bound
+
+
+def network_text(ports):
+    """The network a projected row ran on."""
+    if ports == "plain":
+        return "packets (ns-3), one switch"
+    if ports == "flow":
+        return "flows, one switch"
+    leaf, oversub = ports.split(":")[1:3]
+    return f"flows, leaves of {leaf} at {float(oversub):g}:1"
 
 
 def size_text(b):
@@ -136,16 +164,17 @@ def calibration(rows):
 def projections(rows):
     cells = defaultdict(dict)
     for r in rows:
-        if r["ports"] != "plain":
+        if r["ports"] != "plain" and not r["ports"].startswith("flow"):
             continue
-        key = (int(r["nodes"]), int(r["ranks_per_node"]), float(r["gbps"]), int(r["port_bytes"]),
-               int(r["size"]))
+        # Packets first, then flows (no port buffers: nothing is lost there).
+        key = (r["ports"] != "plain", r["ports"], int(r["nodes"]), int(r["ranks_per_node"]),
+               float(r["gbps"]), int(r["port_bytes"]), int(r["size"]))
         cells[key][r["scheme"]] = r
     schemes = [s for s in SCHEMES if any(s in c for c in cells.values())]
-    out = ["| nodes x ranks | Gbit/s | port buffer | size a pair | link bound ms | "
+    out = ["| network | nodes x ranks | Gbit/s | port buffer | size a pair | link bound ms | "
            + " | ".join(f"{s}: mean ms (x bound), median, calls with a timeout" for s in schemes)
            + " | auto's route, learning's extra ms | auto / own |",
-           "|---|---|---|---|---|" + "---|" * len(schemes) + "---|---|"]
+           "|---|---|---|---|---|---|" + "---|" * len(schemes) + "---|---|"]
     for key in sorted(cells):
         c = cells[key]
         bound = link_bound(next(iter(c.values())))
@@ -161,8 +190,9 @@ def projections(rows):
             auto = f"{a['route']}, {float(a['learning_extra_s']) * 1e3:,.1f}"
             if "own" in c:
                 versus = f"{float(a['mean_s']) / float(c['own']['mean_s']):.2f}x"
-        n, rpn, g, p, z = key
-        out.append(f"| {n} x {rpn} | {g:g} | {port_text(p)} | {size_text(z)} | {bound * 1e3:.3g} | "
+        _, ports, n, rpn, g, p, z = key
+        out.append(f"| {network_text(ports)} | {n} x {rpn} | {g:g} | "
+                   f"{port_text(p) if ports == 'plain' else '-'} | {size_text(z)} | {bound * 1e3:.3g} | "
                    + " | ".join(cols) + f" | {auto} | {versus} |")
     return out, cells
 
@@ -174,8 +204,9 @@ def plot(cells, out_dir):
     for s in SCHEMES:
         for p in (100000, 2000000):
             pts = sorted((z, float(c[s]["mean_s"]) / link_bound(c[s]))
-                         for (n, rpn, g, pb, z), c in cells.items()
-                         if n == 16 and rpn == 1 and g == 10 and pb == p and s in c)
+                         for (_, ports, n, rpn, g, pb, z), c in cells.items()
+                         if ports == "plain" and n == 16 and rpn == 1 and g == 10 and pb == p
+                         and s in c)
             if len(pts) > 1:
                 series.append((f"{s}, {port_text(p)} ports", pts))
     if not series:
@@ -221,8 +252,13 @@ def main():
           *cal, "", *[f"**{c}**: {CAUSE_TEXT[c]}." for c in sorted(causes)],
           "", "### Projections (simulated)", "",
           "Each cell's steady calls (the CSV's calls less its learning ones): their mean in ms and "
-          "over the link bound (a node's bytes to other nodes at its port's rate), their median, "
-          "and the share of them during which a retransmission timeout fired. *own* is SMPI's "
+          "over the link bound (a node's bytes to other nodes at its port's rate, or in a tree "
+          "a leaf's bytes out at its uplinks' rate, whichever is longer), their median, "
+          "and the share of them during which a retransmission timeout fired. *packets* is "
+          "ns-3's TCP through one switch whose ports have the buffer shown; *flows* is SimGrid's "
+          "own flow model (max-min sharing, no packets, no buffers: nothing is lost), which "
+          "reaches 256 nodes where packets do not, one switch or a two-tier tree whose leaves' "
+          "uplinks are oversubscribed as shown. *own* is SMPI's "
           "`ompi` selector, Open MPI 4.1's decision table with its linear_sync run as linear; "
           "*paced* the library's own code pinned to its paced route; *auto* what "
           "`--ordered-alltoall` gives: the route by measurement, whose chosen route and whose "
