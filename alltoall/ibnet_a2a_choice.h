@@ -22,8 +22,7 @@
  *      measured. (8 at first: Quantum ESPRESSO 8 x 1 on unshaped ports paid
  *      1.14x for its trials, over 2 size classes and several looks.)
  *      Where the node's link rate is known and the best paced call came
- *      within CHOICE_NEAR_BOUND of the link's bound for its bytes (and no
- *      more than that under it: faster, the rate is not the link's), paced
+ *      within CHOICE_NEAR_BOUND of the link's bound for its bytes, paced
  *      is chosen there: the MPI's own could not be faster by more than that,
  *      and a call of it on a shallow port can cost a timeout (200 ms) and
  *      costs packets in every job: one trial lost 220-262 segments on the

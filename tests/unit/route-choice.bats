@@ -31,6 +31,20 @@ setup() {
 	[ "$(grep -c '^ok: ' <<< "$output")" -eq 19 ]
 }
 
+@test "the route by measurement's mended rules, fake clock and loss feed: the watch spaced by its cost, 3 more paced calls where the link is busy, a lossy MPI's own weighed by its slowest trial and its trials ended early, heavy loss settling it" {
+	run "$BUILD/tests/route_choice" mends
+	assert_success
+	refute_line --partial 'FAIL:'
+	assert_line --regexp "^ok: small calls at 100 Gbit/s .*: 4000 calls of the MPI's own, [0-9]+ watches \(every [0-9]+ calls now\), their agreements 1\.[0-9]+% of the calls' time \(every 16 calls: 12\.0%\)$"
+	assert_line --regexp "^ok: small calls at 100 Gbit/s .*: the switch starts to lose: paced within [0-9]+ calls \(bound: a watch of at most 256 calls \+ 4\)$"
+	assert_line --regexp "^ok: 1 Gbit/s, 96 KB ports: .*: paced chosen after [5-7] paced calls \(at most 7\), no call of the MPI's own$"
+	assert_line --regexp "^ok: the link busy .*: the MPI's own chosen after 10 calls \(7 paced, 3 own\)"
+	assert_line --regexp "^ok: 8 x 4, 4 KiB, 24 KB ports on 2 cores, the floor set: .*: paced chosen after 2 calls of the MPI's own"
+	assert_line --regexp "^ok: the storm with the floor: .*: paced chosen after 1 call of the MPI's own"
+	assert_line 'all expectations held'
+	[ "$(grep -c '^ok: ' <<< "$output")" -eq 7 ]
+}
+
 # The window held at 16 KiB (alltoall_window_max=16k), so that no call of
 # 64 KiB or 1 MiB per pair fits in it whole and every one reaches the choice.
 # The calls are counted (--reps), not timed: a loaded machine (CI runs three
