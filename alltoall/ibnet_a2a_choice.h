@@ -33,7 +33,7 @@
  *      Where it came within CHOICE_BUSY_BOUND but not CHOICE_NEAR_BOUND
  *      (the link was busy, and a shared host's slow stretch can put a paced
  *      call there: at 1 Gbit/s on 96 KB ports the 2 cores' paced calls ran
- *      at 1.19-1.44x, and one trial of the MPI's own lost 591 segments),
+ *      at 1.19-1.46x, and one trial of the MPI's own lost 591 segments),
  *      up to CHOICE_PACED_MORE more paced calls are measured first, and
  *      one within CHOICE_NEAR_BOUND chooses paced the same way.
  *   2. Then the MPI's own, measured, up to CHOICE_SAMPLES calls. An own call
@@ -43,8 +43,9 @@
  *   3. Chosen: the MPI's own when it lost nothing and its best call took no
  *      longer than the best paced call; paced when it did take longer, or
  *      when it lost packets (at once where it retransmitted more than
- *      CHOICE_HEAVY_LOSS of the segments converging), unless the paced call took more than
- *      CHOICE_LOSS_TOLERANCE times as long as the MPI's own slowest trial
+ *      CHOICE_HEAVY_LOSS of the segments converging), unless the paced
+ *      call took more than CHOICE_LOSS_TOLERANCE times as long as the
+ *      MPI's own slowest trial
  *      (loss costs the neighbours too; and a route that loses is a lottery
  *      of timeouts, so its best call says little of its next: at 8 x 4,
  *      4 KiB on 24 KB ports one trial's best was 41 ms against paced's
