@@ -58,7 +58,10 @@ OMPI_RUN="timeout 150 mpirun.openmpi --bind-to none --mca mpi_yield_when_idle 1 
 @test "Fortran across 3 nodes, Open MPI and MPICH" {
 	run a2a_job 1 "$OMPI_RUN -np 3 $BUILD/tests/a2a_fortran.openmpi; timeout 150 mpiexec.mpich -n 3 $BUILD/tests/a2a_fortran.mpich"
 	assert_success
-	assert_equal "$(grep -c '^FORTRAN ranks=3 bad=0\($\|spank-ibnet \)' <<<"$output")" 2
+	# Unanchored: a rank's stdout reaches mpirun through a pty, and the
+	# library's report (stderr) can land on either side of the program's line
+	# (CI's trixie stack once counted 1 of 2 with the line anchored).
+	assert_equal "$(grep -c 'FORTRAN ranks=3 bad=0\($\|spank-ibnet \)' <<<"$output")" 2
 	# Its MPI_IN_PLACE call is paced too (0.9; counted "MPI_IN_PLACE" before).
 	assert_equal "$(grep -c 'spank-ibnet alltoall: rank 0: MPI_Alltoall: 2 calls: 2 paced$' <<<"$output")" 2
 }
