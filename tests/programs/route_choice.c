@@ -17,6 +17,8 @@
 #include "ibnet_a2a_window.h"
 
 #define RANKS 4
+/* The bytes converging on the busiest port a call (4 x 1, 1 MiB per pair). */
+#define CALL_FANIN (3ul * 1024 * 1024)
 
 /* What a call of each route costs on a fabric, and what it loses. */
 struct fabric {
@@ -73,11 +75,10 @@ static double rank_time(struct run *r, double base, double noise)
 
 static bool lossy(unsigned long lost, unsigned long calls)
 {
-	/* 3 MiB converging on the busiest port a call (4 x 1, 1 MiB per pair). */
 	struct window_sample s = { 0 };
 
 	s.lost = lost;
-	s.received = calls * 3ul * 1024 * 1024;
+	s.received = calls * CALL_FANIN;
 	return window_sample_lossy(&s);
 }
 
@@ -85,8 +86,7 @@ static bool lossy(unsigned long lost, unsigned long calls)
 static enum choice_way call(struct run *r, const struct fabric *f, double noise)
 {
 	struct choice_plan p[RANKS];
-	/* 3 MiB converging on the busiest port a call, as lossy() counts */
-	struct choice_figures fig = { 0, 0, false, f->bound, 0, 3ul * 1024 * 1024 / 1448 };
+	struct choice_figures fig = { 0, 0, false, f->bound, 0, CALL_FANIN / WINDOW_SEGMENT };
 	enum choice_way way;
 	int k;
 
