@@ -66,6 +66,7 @@ program a2a_f08
 
   call MPI_Allreduce(bad, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(A,I0,A,I0)', 'F08 ranks=', nprocs, ' bad=', total
+  flush(6)  ! the verdict out before MPI_Finalize, as the C programs do
   call MPI_Finalize(ierr)
   if (total /= 0) stop 1
 

@@ -93,6 +93,7 @@ program a2a_types_f
   call MPI_Type_free(row1, ierr)
   call MPI_Type_free(row, ierr)
   if (rank == 0) print '(A,I0,A,I0,A,I0)', 'TYPES_F cases=6 ranks=', nprocs, ' failures=', failures
+  flush(6)  ! the verdict out before MPI_Finalize, as the C programs do
   call MPI_Finalize(ierr)
   if (failures /= 0) stop 1
 

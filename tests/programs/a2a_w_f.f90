@@ -68,6 +68,7 @@ program a2a_w_f
   if (bad > 0) failures = failures + 1
   call MPI_Allreduce(MPI_IN_PLACE, failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(A,I0,A,I0)', 'W_F cases=2 ranks=', nprocs, ' failures=', failures
+  flush(6)  ! the verdict out before MPI_Finalize, as the C programs do
   call MPI_Finalize(ierr)
   if (failures > 0) stop 1
 end program a2a_w_f

@@ -150,6 +150,7 @@ types_right() {
 	for mpi in ompi mpich; do
 		# The control: alike, paced (the harness runs the scheme).
 		run mpmd "$mpi" 1 "LD_PRELOAD=$A2A_TEST" 'check single' "LD_PRELOAD=$A2A_TEST" 'check single'
+		echo "$mpi, the control (SINGLE everywhere): exit $status (124: a hang)"
 		mpmd_right
 		all_paced "$output" MPI_Alltoall 3
 		for rpn in 1 2; do
