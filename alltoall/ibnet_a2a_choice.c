@@ -152,6 +152,15 @@ int choice_watch_calls(const struct choice_class *c)
 	return c->watch_calls >= CHOICE_WATCH_CALLS ? c->watch_calls : CHOICE_WATCH_CALLS;
 }
 
+int choice_watch_spacing(double agree, double call_seconds)
+{
+	double calls = agree > 0 && call_seconds > 0 ?
+		       agree / (CHOICE_WATCH_SHARE * call_seconds) : 0;
+
+	return calls >= CHOICE_WATCH_MOST ? CHOICE_WATCH_MOST :
+	       calls <= CHOICE_WATCH_CALLS ? CHOICE_WATCH_CALLS : (int)calls + 1;
+}
+
 /*
  * The next watch's calls: enough that its agreement, as long as this one's,
  * is at most CHOICE_WATCH_SHARE of their time (f->seconds: a call's mean).
@@ -159,11 +168,7 @@ int choice_watch_calls(const struct choice_class *c)
  */
 static void space_watches(struct choice_class *c, const struct choice_figures *f)
 {
-	double calls = f->agree > 0 && f->seconds > 0 ?
-		       f->agree / (CHOICE_WATCH_SHARE * f->seconds) : 0;
-
-	c->watch_calls = calls >= CHOICE_WATCH_MOST ? CHOICE_WATCH_MOST :
-			 calls <= CHOICE_WATCH_CALLS ? CHOICE_WATCH_CALLS : (int)calls + 1;
+	c->watch_calls = choice_watch_spacing(f->agree, f->seconds);
 }
 
 void choice_watched(struct choice_class *c, const struct choice_figures *f)

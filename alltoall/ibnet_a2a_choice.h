@@ -175,6 +175,14 @@ void choice_measured(struct choice_class *c, enum choice_way way, const struct c
 void choice_watched(struct choice_class *c, const struct choice_figures *f);
 /* The calls of the watch in progress (what a watch's time is divided by). */
 int choice_watch_calls(const struct choice_class *c);
+/*
+ * How many calls the next watch takes, from agreed figures: enough that an
+ * agreement lasting agree seconds is at most CHOICE_WATCH_SHARE of calls of
+ * call_seconds each, CHOICE_WATCH_CALLS to CHOICE_WATCH_MOST (the least
+ * where either is unknown). The watch of a chosen MPI's own, and the watch
+ * of calls within the window (ibnet_a2a_route.c, window_watch), both.
+ */
+int choice_watch_spacing(double agree, double call_seconds);
 
 /* One sentence: "blocks of 1 MiB to 2 MiB: own 1.58 ms, paced 5.21 ms (best of each): the
  * MPI's own (no loss, no slower); 7 calls on trial, 1 look". */

@@ -55,6 +55,10 @@ struct comm_info {
 	int watched;			/* calls "within the window" since the last look */
 	unsigned long watch_retrans;	/* the node's retransmissions at the first of them */
 	unsigned long watch_bytes;	/* the bytes they made converge on the busiest port */
+	double watch_seconds;		/* this rank's time in them */
+	int watch_every;		/* calls between looks now (0: CHOICE_WATCH_CALLS) */
+	double watch_agree;		/* this rank's last look's allreduce, s */
+	unsigned long watch_looks;	/* looks so far */
 	/*
 	 * The route by measurement (ibnet_a2a_choice.h), per size class: the
 	 * same on every rank, moved only by agreed figures.

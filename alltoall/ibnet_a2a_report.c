@@ -82,6 +82,27 @@ void report_shared_window(int concurrent, int job_ranks, int comm_ranks)
 	__atomic_store_n(&shared_comm_ranks, comm_ranks, __ATOMIC_RELAXED);
 }
 
+/* The last look at calls within the window, of whichever communicator
+ * looked most. Rare (one in 16 to 256 such calls), so a lock. */
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	unsigned long looks;
+	int every;
+	double agree, call;
+} watch;
+
+void report_window_watch(unsigned long looks, int every, double agree, double call)
+{
+	pthread_mutex_lock(&watch_lock);
+	if (looks >= watch.looks) {
+		watch.looks = looks;
+		watch.every = every;
+		watch.agree = agree;
+		watch.call = call;
+	}
+	pthread_mutex_unlock(&watch_lock);
+}
+
 static void print_report(void)
 {
 	struct window_ctl w;
@@ -133,6 +154,17 @@ static void print_report(void)
 		snprintf(said, sizeof(said), "rank %d: %s", world_rank, line);
 		say(said);
 	}
+	pthread_mutex_lock(&watch_lock);
+	if (watch.looks) {
+		snprintf(line, sizeof(line), "rank %d: within the window: looked at for loss %lu "
+			 "time%s, every %d calls now (a look's agreement %.0f us, a call %.0f us: "
+			 "at most %.0f%% of their time, %d to %d calls apart)", world_rank,
+			 watch.looks, watch.looks == 1 ? "" : "s", watch.every, watch.agree * 1e6,
+			 watch.call * 1e6, CHOICE_WATCH_SHARE * 100, CHOICE_WATCH_CALLS,
+			 CHOICE_WATCH_MOST);
+		say(line);
+	}
+	pthread_mutex_unlock(&watch_lock);
 	if (shared_most > 1) {
 		snprintf(line, sizeof(line), "rank %d: the node's window shared by up to %d "
 			 "communicators at once (the job has %d ranks on this node, a communicator "

@@ -73,5 +73,9 @@ struct choice_class;
 void report_choice(const struct choice_class *c, int cls);
 /* The report's line on a window shared across communicators. */
 void report_shared_window(int concurrent, int job_ranks, int comm_ranks);
+/* The report's line on the looks at calls within the window (window_watch):
+ * a communicator's looks so far, the calls between them now, and the agreed
+ * times that spaced them (seconds). */
+void report_window_watch(unsigned long looks, int every, double agree, double call);
 
 #endif

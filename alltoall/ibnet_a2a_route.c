@@ -32,8 +32,6 @@
 #define IBNET_A2A_LEARN_CALLS 16
 #define IBNET_A2A_RELEARN_MOST 8
 #define IBNET_A2A_AGREE_EVERY 64
-/* Calls "within the window" between two looks at the node's retransmissions. */
-#define IBNET_A2A_WATCH_CALLS 16
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -483,8 +481,11 @@ int call_route(enum kind k, MPI_Comm comm, const struct a2a_side *send,
 	if (rc != MPI_SUCCESS)
 		return report_failure(comm, rc);
 	count(k, *route);
-	/* The call's start, where its class times it (choice_done reads it). */
-	if (*ci && (*ci)->call_planned) {
+	/* The call's start, where its class times it (choice_done reads it),
+	 * or a watch of the calls within the window does (window_watch). */
+	if (*ci && *route == WITHIN_WINDOW)
+		(*ci)->call_started = PMPI_Wtime();
+	else if (*ci && (*ci)->call_planned) {
 		if ((*ci)->call_plan.measure)
 			(*ci)->call_retrans = node_retransmits();
 		if ((*ci)->call_plan.measure || (*ci)->call_plan.watch)
@@ -515,25 +516,35 @@ enum route nonblocking_route(void)
  * its port take unpaced, in one allreduce, and keep the last agreement.
  * The MIN is also what the port of the most careful node holds.
  */
-/* The allreduce of window_agree and window_watch (collective). */
-static int agree_now(struct comm_info *ci)
+/*
+ * The allreduce of window_agree and window_watch (collective): the least
+ * window and proven level, and (window_watch's; "none" from window_agree)
+ * the most of two times in nanoseconds, which ride in the same MPI_MIN as
+ * ULONG_MAX less each: one allreduce, not two.
+ */
+static int agree_now(struct comm_info *ci, double *most_a, double *most_b)
 {
 	struct window_ctl ctl;
-	unsigned long w[2];
+	unsigned long w[4];
 	bool learned = window_state(&ctl);
-	int rc;
+	int rc, j;
 
 	/* Node to node, only the lanes receive: the other ranks' controllers
 	 * have nothing to say, and do not pull the least down. */
 	w[0] = learned ? ctl.window : ULONG_MAX;
 	w[1] = learned ? window_ctl_unpaced(&ctl) : ULONG_MAX;
-	rc = PMPI_Allreduce(MPI_IN_PLACE, w, 2, MPI_UNSIGNED_LONG, MPI_MIN, ci->priv);
+	w[2] = ULONG_MAX - (most_a && *most_a > 0 ? (unsigned long)(*most_a * 1e9) : 0);
+	w[3] = ULONG_MAX - (most_b && *most_b > 0 ? (unsigned long)(*most_b * 1e9) : 0);
+	rc = PMPI_Allreduce(MPI_IN_PLACE, w, 4, MPI_UNSIGNED_LONG, MPI_MIN, ci->priv);
 	if (rc != MPI_SUCCESS)
 		return rc;
 	if (w[0] != ULONG_MAX)
 		ci->agreed_window = w[0];
 	if (w[1] != ULONG_MAX)
 		ci->agreed_proven = w[1];
+	for (j = 0; j < 2; j++)
+		if (j ? most_b : most_a)
+			*(j ? most_b : most_a) = (double)(ULONG_MAX - w[2 + j]) / 1e9;
 	return MPI_SUCCESS;
 }
 
@@ -557,37 +568,58 @@ int window_agree(struct comm_info *ci)
 	if (!(ci->learn_age <= IBNET_A2A_LEARN_CALLS && !(ci->learn_age & (ci->learn_age - 1))) &&
 	    ci->paced_calls % IBNET_A2A_AGREE_EVERY)
 		return MPI_SUCCESS;
-	return agree_now(ci);
+	return agree_now(ci, NULL, NULL);
 }
 
 /*
  * After a call that went to the MPI's own "within the window" (every rank
- * alike): every IBNET_A2A_WATCH_CALLS such calls of the communicator, whether
+ * alike): every so many such calls of the communicator (a look), whether
  * the node's retransmissions since the first of them show loss, by the same
  * rule as a paced call's over the bytes they made converge. If so the
  * controller hears it (no call goes unpaced any more: window_ctl_unpaced),
  * and the ranks agree then, so the next calls are paced and seen. Two reads
- * of a /proc file and one small allreduce per IBNET_A2A_WATCH_CALLS calls.
+ * of a /proc file and one small allreduce per look. The first look comes
+ * after CHOICE_WATCH_CALLS calls; the next ones as far apart as keeps the
+ * look's allreduce, timed, within CHOICE_WATCH_SHARE of the calls' time
+ * (choice_watch_spacing, the watch of a chosen MPI's own's rule): the
+ * calls within the window are the small ones, and one allreduce every 16
+ * cost them as much as it did the watch of the MPI's own (4-12% at 16 x 1,
+ * 4 KiB, in the model). Both times are agreed in the look's allreduce (the
+ * slowest rank's), so every rank spaces its looks alike; loss on a switch
+ * that starts to lose is seen within CHOICE_WATCH_MOST such calls.
  */
 int window_watch(struct comm_info *ci)
 {
 	struct window_sample s = { 0 };
+	double call, agree, looking;
 	unsigned long now;
+	int rc;
 
 	if (!ci->watched++) {
 		ci->watch_retrans = node_retransmits();
 		ci->watch_bytes = 0;
+		ci->watch_seconds = 0;
 	}
 	ci->watch_bytes += ci->call_fanin;
-	if (ci->watched < IBNET_A2A_WATCH_CALLS)
+	ci->watch_seconds += PMPI_Wtime() - ci->call_started;
+	if (ci->watched < (ci->watch_every ? ci->watch_every : CHOICE_WATCH_CALLS))
 		return MPI_SUCCESS;
 	now = node_retransmits();
 	s.lost = now > ci->watch_retrans ? now - ci->watch_retrans : 0;
 	s.received = ci->watch_bytes;
+	call = ci->watch_seconds / ci->watched;
+	agree = ci->watch_agree;	/* the last look's, agreed now */
 	ci->watched = 0;
+	ci->watch_looks++;
 	if (window_sample_lossy(&s))
 		window_unpaced_loss();
-	return agree_now(ci);
+	looking = PMPI_Wtime();
+	if ((rc = agree_now(ci, &call, &agree)) != MPI_SUCCESS)
+		return rc;
+	ci->watch_agree = PMPI_Wtime() - looking;
+	ci->watch_every = choice_watch_spacing(agree, call);
+	report_window_watch(ci->watch_looks, ci->watch_every, agree, call);
+	return MPI_SUCCESS;
 }
 
 /*
