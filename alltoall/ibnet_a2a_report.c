@@ -157,7 +157,7 @@ static void print_report(void)
 	pthread_mutex_lock(&watch_lock);
 	if (watch.looks) {
 		snprintf(line, sizeof(line), "rank %d: within the window: looked at for loss %lu "
-			 "time%s, every %d calls now (a look's agreement %.0f us, a call %.0f us: "
+			 "time%s, every %d calls now (a look's agreement %.1f us, a call %.1f us: "
 			 "at most %.0f%% of their time, %d to %d calls apart)", world_rank,
 			 watch.looks, watch.looks == 1 ? "" : "s", watch.every, watch.agree * 1e6,
 			 watch.call * 1e6, CHOICE_WATCH_SHARE * 100, CHOICE_WATCH_CALLS,

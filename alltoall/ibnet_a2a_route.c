@@ -6,6 +6,7 @@
  */
 #include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "ibnet_a2a_exchange.h"
@@ -520,31 +521,39 @@ enum route nonblocking_route(void)
  * The allreduce of window_agree and window_watch (collective): the least
  * window and proven level, and (window_watch's; "none" from window_agree)
  * the most of two times in nanoseconds, which ride in the same MPI_MIN as
- * ULONG_MAX less each: one allreduce, not two.
+ * UINT64_MAX less each: one allreduce, not two. 64 bits whatever the
+ * platform's long, and a time clamped to a million seconds, so the
+ * conversion is always defined.
  */
+static uint64_t as_ns(const double *t)
+{
+	return t && *t > 0 ? (uint64_t)((*t < 1e6 ? *t : 1e6) * 1e9) : 0;
+}
+
 static int agree_now(struct comm_info *ci, double *most_a, double *most_b)
 {
 	struct window_ctl ctl;
-	unsigned long w[4];
+	uint64_t w[4];
 	bool learned = window_state(&ctl);
-	int rc, j;
+	int rc;
 
 	/* Node to node, only the lanes receive: the other ranks' controllers
 	 * have nothing to say, and do not pull the least down. */
-	w[0] = learned ? ctl.window : ULONG_MAX;
-	w[1] = learned ? window_ctl_unpaced(&ctl) : ULONG_MAX;
-	w[2] = ULONG_MAX - (most_a && *most_a > 0 ? (unsigned long)(*most_a * 1e9) : 0);
-	w[3] = ULONG_MAX - (most_b && *most_b > 0 ? (unsigned long)(*most_b * 1e9) : 0);
-	rc = PMPI_Allreduce(MPI_IN_PLACE, w, 4, MPI_UNSIGNED_LONG, MPI_MIN, ci->priv);
+	w[0] = learned ? ctl.window : UINT64_MAX;
+	w[1] = learned ? window_ctl_unpaced(&ctl) : UINT64_MAX;
+	w[2] = UINT64_MAX - as_ns(most_a);
+	w[3] = UINT64_MAX - as_ns(most_b);
+	rc = PMPI_Allreduce(MPI_IN_PLACE, w, 4, MPI_UINT64_T, MPI_MIN, ci->priv);
 	if (rc != MPI_SUCCESS)
 		return rc;
-	if (w[0] != ULONG_MAX)
-		ci->agreed_window = w[0];
-	if (w[1] != ULONG_MAX)
-		ci->agreed_proven = w[1];
-	for (j = 0; j < 2; j++)
-		if (j ? most_b : most_a)
-			*(j ? most_b : most_a) = (double)(ULONG_MAX - w[2 + j]) / 1e9;
+	if (w[0] != UINT64_MAX)
+		ci->agreed_window = (unsigned long)w[0];
+	if (w[1] != UINT64_MAX)
+		ci->agreed_proven = (unsigned long)w[1];
+	if (most_a)
+		*most_a = (double)(UINT64_MAX - w[2]) / 1e9;
+	if (most_b)
+		*most_b = (double)(UINT64_MAX - w[3]) / 1e9;
 	return MPI_SUCCESS;
 }
 
@@ -578,9 +587,10 @@ int window_agree(struct comm_info *ci)
  * rule as a paced call's over the bytes they made converge. If so the
  * controller hears it (no call goes unpaced any more: window_ctl_unpaced),
  * and the ranks agree then, so the next calls are paced and seen. Two reads
- * of a /proc file and one small allreduce per look. The first look comes
- * after CHOICE_WATCH_CALLS calls; the next ones as far apart as keeps the
- * look's allreduce, timed, within CHOICE_WATCH_SHARE of the calls' time
+ * of a /proc file and one small allreduce per look. The first two looks
+ * come CHOICE_WATCH_CALLS calls apart (the first one's cost is agreed at
+ * the second); the next ones as far apart as keeps the look's allreduce,
+ * timed, within CHOICE_WATCH_SHARE of the calls' time
  * (choice_watch_spacing, the watch of a chosen MPI's own's rule): the
  * calls within the window are the small ones, and one allreduce every 16
  * cost them as much as it did the watch of the MPI's own (4-12% at 16 x 1,
@@ -590,6 +600,7 @@ int window_agree(struct comm_info *ci)
  */
 int window_watch(struct comm_info *ci)
 {
+	double took = PMPI_Wtime() - ci->call_started;	/* before the /proc read */
 	struct window_sample s = { 0 };
 	double call, agree, looking;
 	unsigned long now;
@@ -601,7 +612,7 @@ int window_watch(struct comm_info *ci)
 		ci->watch_seconds = 0;
 	}
 	ci->watch_bytes += ci->call_fanin;
-	ci->watch_seconds += PMPI_Wtime() - ci->call_started;
+	ci->watch_seconds += took;
 	if (ci->watched < (ci->watch_every ? ci->watch_every : CHOICE_WATCH_CALLS))
 		return MPI_SUCCESS;
 	now = node_retransmits();

@@ -221,28 +221,29 @@ paced_calls() {
 
 # looks_right LAUNCHER: the calls within the window were looked at for loss
 # at least twice, spaced by the rule (the look's allreduce at most 1% of the
-# calls' time, 16 to 256 calls apart) from the figures the line gives, and
-# every rank said the same spacing (a rank that looked at another call than
-# the others would hang in the look's allreduce).
+# calls' time, 16 to 256 calls apart) from the figures the line gives, never
+# more often than every 16 calls, and every rank said the same line (a rank
+# that looked at another call than the others would hang in the look's
+# allreduce; the figures are agreed ones).
 looks_right() {
-	local within every agree call want spacings looks
+	local within every agree call looks lines
 	within=$(sed -n 's/^spank-ibnet alltoall: rank 0: MPI_Alltoall: [0-9]* calls: .*, \([0-9]*\) within the window$/\1/p' <<<"$output")
 	[ "${within:-0}" -ge 32 ] || { echo "$1: ${within:-no} calls within the window, 32 wanted"; return 1; }
-	read -r every agree call < <(sed -n 's/^spank-ibnet alltoall: rank 0: within the window: looked at for loss [0-9]* times, every \([0-9]*\) calls now (a look.s agreement \([0-9]*\) us, a call \([0-9]*\) us: at most 1% of their time, 16 to 256 calls apart)$/\1 \2 \3/p' <<<"$output")
+	read -r looks every agree call < <(sed -n 's/^spank-ibnet alltoall: rank 0: within the window: looked at for loss \([0-9]*\) times, every \([0-9]*\) calls now (a look.s agreement \([0-9.]*\) us, a call \([0-9.]*\) us: at most 1% of their time, 16 to 256 calls apart)$/\1 \2 \3 \4/p' <<<"$output") || true
 	[ -n "$every" ] || { echo "$1: no line on the looks within the window"; return 1; }
-	# The figures are rounded to 1 us: the rule's count from them, give or take 2 or 5%.
-	want=$(awk -v a="$agree" -v c="$call" 'BEGIN { e = c > 0 ? a / (0.01 * c) : 0
-		print e >= 256 ? 256 : e <= 16 ? 16 : int(e) + 1 }')
-	awk -v k="$every" -v w="$want" 'BEGIN { d = k - w; if (d < 0) d = -d
-		exit !(k >= 16 && k <= 256 && (d <= 2 || d <= 0.05 * w)) }' ||
-		{ echo "$1: every $every calls, but $agree us against $call us gives $want"; return 1; }
-	spacings=$(grep -o 'within the window: looked at for loss [0-9]* times\{0,1\}, every [0-9]* calls' <<<"$output" | sort -u | wc -l)
-	[ "$spacings" -eq 1 ] || { echo "$1: the ranks said different spacings:"; grep 'within the window: looked' <<<"$output"; return 1; }
-	[ "$(grep -c 'within the window: looked at for loss' <<<"$output")" -eq 8 ]
-	# Spaced past 16 calls, there were fewer looks than one every 16 calls.
-	looks=$(sed -n 's/^spank-ibnet alltoall: rank 0: within the window: looked at for loss \([0-9]*\) times.*/\1/p' <<<"$output")
-	[ "$every" -eq 16 ] || [ "$looks" -lt $((within / 16)) ] ||
-		{ echo "$1: $looks looks in $within calls, every $every now"; return 1; }
+	# The rule's count from the figures, each rounded to 0.1 us: any count
+	# between the roundings' extremes, give or take one.
+	awk -v k="$every" -v a="$agree" -v c="$call" '
+		function n(e) { return e >= 256 ? 256 : e <= 16 ? 16 : int(e) + 1 }
+		BEGIN { lo = c + 0.05 > 0 ? n((a - 0.05) / (0.01 * (c + 0.05))) : 16
+			hi = c - 0.05 > 0 ? n((a + 0.05) / (0.01 * (c - 0.05))) : 256
+			exit !(k >= 16 && k <= 256 && k >= lo - 1 && k <= hi + 1) }' ||
+		{ echo "$1: every $every calls, but $agree us against $call us gives another count"; return 1; }
+	[ "$looks" -ge 2 ] && [ "$looks" -le $((within / 16)) ] ||
+		{ echo "$1: $looks looks in $within calls"; return 1; }
+	lines=$(sed -n 's/^spank-ibnet alltoall: rank [0-9]*: \(within the window: looked at for loss .*\)/\1/p' <<<"$output")
+	[ "$(sort -u <<<"$lines" | wc -l)" -eq 1 ] && [ "$(wc -l <<<"$lines")" -eq 8 ] ||
+		{ echo "$1: the ranks did not all say the same:"; echo "$lines"; return 1; }
 }
 
 @test "calls within the window: looked at for loss after 16 calls, then as far apart as keeps the look's allreduce within 1% of the calls' time (16 to 256 calls), every rank alike; Open MPI and MPICH" {
