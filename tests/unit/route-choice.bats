@@ -57,7 +57,19 @@ setup() {
 	# 4 paced and 3 of the MPI's own on trial per size, then the MPI's own (a
 	# loaded machine may look again: more trials, the same verdict).
 	assert_line --regexp "^spank-ibnet alltoall: rank 0: MPI_Alltoall: [0-9]+ calls: [1-9][0-9]* paced, [1-9][0-9]* the MPI's own on trial, [1-9][0-9]* the MPI's own measured faster$"
-	assert_line --regexp "^spank-ibnet alltoall: rank 0: route by measurement: blocks of 64 KiB to 128 KiB: own [0-9.]+ ms, paced [0-9.]+ ms \(best of each\): the MPI's own \(no loss, no slower\); [0-9]+ calls on trial, [0-9]+ looks?$"
+	# 64 KiB: the verdict follows the figures. The MPI's own is usually the
+	# faster (0.9 against 1.2 ms), too close for a loaded machine to be sure
+	# of: in a CI run its best of 3 trials was 3.86 ms and paced was kept.
+	local line own paced
+	line=$(grep -E "^spank-ibnet alltoall: rank 0: route by measurement: blocks of 64 KiB to 128 KiB: own [0-9.]+ ms, paced [0-9.]+ ms \(best of each\): (the MPI's own \(no loss, no slower\)|paced \(the MPI's own took longer\)); [0-9]+ calls on trial, [0-9]+ looks?$" <<<"$output") ||
+		{ echo "no verdict for 64 KiB"; return 1; }
+	own=$(sed 's/.*: own \([0-9.]*\) ms, .*/\1/' <<<"$line") paced=$(sed 's/.*, paced \([0-9.]*\) ms .*/\1/' <<<"$line")
+	if [[ $line == *"the MPI's own (no loss"* ]]; then
+		awk -v o="$own" -v p="$paced" 'BEGIN { exit !(o <= p + 0.01) }'
+	else
+		awk -v o="$own" -v p="$paced" 'BEGIN { exit !(o + 0.01 >= p) }'
+	fi || { echo "64 KiB: the verdict does not follow its figures: $line"; return 1; }
+	# 1 MiB: the window held at 16 KiB makes paced several times slower.
 	assert_line --regexp "^spank-ibnet alltoall: rank 0: route by measurement: blocks of 1 MiB to 2 MiB: own [0-9.]+ ms, paced [0-9.]+ ms \(best of each\): the MPI's own \(no loss, no slower\); [0-9]+ calls on trial, [0-9]+ looks?$"
 	# Every rank took the same routes, call for call.
 	[ "$(grep "^spank-ibnet alltoall: rank [0-3]: MPI_Alltoall: " <<<"$output" | sed 's/rank [0-3]//' | sort -u | wc -l)" -eq 1 ]
