@@ -112,18 +112,18 @@ CORE_LIBS = $(BPF_LIBS) -lanl
 $(PLUGIN): $(B)/pic/spank_ibnet.o $(CORE:%=$(B)/pic/%.o) $(SRC)/spank_ibnet.map
 	$(CC) -shared $(ALL_LDFLAGS) -Wl,--version-script=$(SRC)/spank_ibnet.map \
 	    -o $@ $(filter %.o,$^) $(CORE_LIBS)
-$(GATE): $(B)/pic/rsocket_gate.o
+$(GATE): $(B)/pic/rsocket_gate.o $(B)/pic/ibnet_say_line.o
 	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ -ldl
 $(TOOL): $(B)/obj/ibnet_hosts.o $(CORE:%=$(B)/obj/%.o) $(TOOL_ONLY:%=$(B)/obj/%.o)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CORE_LIBS)
 $(PRELOAD): $(addprefix $(B)/a2a/,ibnet_a2a_dispatch.o ibnet_a2a_mpi.o ibnet_a2a_agree.o \
-	    ibnet_tcp_floor.o ibnet_a2a_settings.o ibnet_floor_settings.o)
+	    ibnet_tcp_floor.o ibnet_a2a_settings.o ibnet_floor_settings.o ibnet_say_line.o)
 	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ -ldl -lpthread
 # The paced scheme's parts (alltoall/ibnet_a2a_state.h lists them floor by floor),
 # compiled once per MPI ABI.
 A2A_PACED = ibnet_a2a_paced ibnet_a2a_route ibnet_a2a_layout ibnet_a2a_pack ibnet_a2a_exchange ibnet_a2a_nodes ibnet_a2a_room \
 	ibnet_a2a_netstat ibnet_a2a_state ibnet_a2a_window ibnet_a2a_choice \
-	ibnet_a2a_report ibnet_a2a_fortran ibnet_a2a_types ibnet_a2a_settings
+	ibnet_a2a_report ibnet_a2a_fortran ibnet_a2a_types ibnet_a2a_settings ibnet_say_line
 $(B)/libibnet-a2a-ompi.so: $(addprefix $(B)/a2a-ompi/,$(A2A_PACED:=.o))
 $(B)/libibnet-a2a-mpich.so: $(addprefix $(B)/a2a-mpich/,$(A2A_PACED:=.o))
 $(B)/libibnet-a2a-%.so:

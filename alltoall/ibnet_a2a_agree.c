@@ -31,6 +31,7 @@
 
 #include "ibnet_a2a_mpi.h"
 #include "ibnet_a2a_settings.h"
+#include "ibnet_say_line.h"
 
 typedef void *handle_t;
 
@@ -95,8 +96,8 @@ void ibnet_a2a_agree_setup(enum ibnet_a2a_abi abi, bool build)
 	active = mpi_int && mpi_min && allreduce && create_keyval && get_attr && set_attr &&
 		 test_inter;
 	if (!active)
-		fprintf(stderr, "spank-ibnet alltoall: this MPI library lacks a routine or handle "
-			"the ranks' agreement needs; each rank routes its calls alone\n");
+		ibnet_say_line("spank-ibnet alltoall: this MPI library lacks a routine or handle "
+			       "the ranks' agreement needs; each rank routes its calls alone");
 }
 
 int ibnet_a2a_settings_hash(char *const *vars)

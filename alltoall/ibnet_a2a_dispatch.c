@@ -34,6 +34,7 @@
 #include "ibnet_a2a_host.h"
 #include "ibnet_a2a_mpi.h"
 #include "ibnet_a2a_settings.h"
+#include "ibnet_say_line.h"
 
 #if !defined(__x86_64__) && !defined(__aarch64__)
 #error "the handle pass-through is checked for x86-64 and AArch64 only"
@@ -122,8 +123,8 @@ static const struct ibnet_a2a_host host = {
 
 static void say(const char *what, const char *detail)
 {
-	fprintf(stderr, "spank-ibnet alltoall: %s%s; the MPI library's own all-to-all runs\n",
-		what, detail ? detail : "");
+	ibnet_say_line("spank-ibnet alltoall: %s%s; the MPI library's own all-to-all runs", what,
+		       detail ? detail : "");
 }
 
 /* Which ABI this process's MPI has. */

@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibnet_say_line.h"
+
 /* Loaded objects looked through at most; a process has a few hundred at most. */
 #define OBJECTS_MAX 1024
 
@@ -106,10 +108,10 @@ void *ibnet_a2a_mpi_own(const char *name)
 	void *p = ibnet_a2a_mpi_find(name);
 
 	if (!p) {
-		fprintf(stderr, "spank-ibnet alltoall: the MPI library's own %s cannot be found in "
+		ibnet_say_line("spank-ibnet alltoall: the MPI library's own %s cannot be found in "
 			"this process, so the all-to-all cannot run; run this program without "
 			"the spank-ibnet preload (libibnet-alltoall.so in LD_PRELOAD: "
-			"srun --no-ordered-alltoall --tcp-rto-min=off)\n", name);
+			"srun --no-ordered-alltoall --tcp-rto-min=off)", name);
 		abort();
 	}
 	return p;

@@ -290,7 +290,9 @@ static void say_calls(void)
  * here rather than at exit because a launcher may stop forwarding a rank's
  * output, or end the rank, once the others have finalized and left (in
  * CI, rank 0's report at exit was missing from the output now and then in
- * the Debian 13 stack; the cause there is not confirmed). No call can
+ * the Debian 13 stack; a likely cause, found later: its glibc wrote each
+ * line 128 bytes at a time, cut by other ranks' lines, which say() no
+ * longer lets happen, contract/ibnet_say_line.h). No call can
  * follow MPI_Finalize on the world model's communicators.
  */
 void a2a_at_finalize(void)

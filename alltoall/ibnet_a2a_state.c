@@ -17,6 +17,7 @@
 
 #include "ibnet_a2a_state.h"
 #include "ibnet_job_vars.h"
+#include "ibnet_say_line.h"
 
 /*
  * Loaded without the dispatcher (devel/bench/a2a_versus.c opens builds
@@ -33,8 +34,7 @@ static void *standalone_own(const char *name)
 	void *p = dlsym(RTLD_DEFAULT, name);
 
 	if (!p) {
-		fprintf(stderr, "spank-ibnet alltoall: the MPI library's own %s cannot be found\n",
-			name);
+		ibnet_say_line("spank-ibnet alltoall: the MPI library's own %s cannot be found", name);
 		abort();
 	}
 	return p;
@@ -219,7 +219,7 @@ static void read_test_settings(void)
 
 void say(const char *what)
 {
-	fprintf(stderr, "spank-ibnet alltoall: %s\n", what);
+	ibnet_say_line("spank-ibnet alltoall: %s", what);
 }
 
 static const char *process_getenv(void *ctx, const char *name)

@@ -55,6 +55,7 @@
 
 #include "ibnet_a2a_settings.h"	/* the tally's format */
 #include "ibnet_floor_settings.h"
+#include "ibnet_say_line.h"
 #include "ibnet_job_vars.h"
 #include "ibnet_tcp_floor_rule.h"
 
@@ -170,9 +171,9 @@ static void at_exit(void)
 				 kernel_hz);
 		else
 			snprintf(spread, sizeof(spread), "the floor not spread: %s", unspread_why);
-		fprintf(stderr, "spank-ibnet tcp: pid %d: %lu TCP socket%s given a %d us "
+		ibnet_say_line("spank-ibnet tcp: pid %d: %lu TCP socket%s given a %d us "
 			"retransmission floor%s; %lu retransmission timeout%s, %lu segment%s "
-			"retransmitted; %s\n", (int)getpid(), floored, floored == 1 ? "" : "s",
+			"retransmitted; %s", (int)getpid(), floored, floored == 1 ? "" : "s",
 			floor_us, refused ? " (refused on some: rsockets, or the kernel)" : "",
 			timeouts, timeouts == 1 ? "" : "s", retransmitted,
 			retransmitted == 1 ? "" : "s", spread);
@@ -296,7 +297,7 @@ static void init(void)
 	if (!v)
 		return;
 	if (ibnet_rto_parse_us(v, &us, msg, sizeof(msg)) < 0) {
-		fprintf(stderr, "spank-ibnet tcp: %s; no retransmission floor\n", msg);
+		ibnet_say_line("spank-ibnet tcp: %s; no retransmission floor", msg);
 		return;
 	}
 	floor_us = (int)us;

@@ -59,6 +59,7 @@
 #include <unistd.h>
 
 #include "ibnet_job_vars.h"
+#include "ibnet_say_line.h"
 #include "rspreload_calls.h"
 
 /* Where each call goes: librspreload (RTLD_NEXT) or libc, decided once. */
@@ -269,7 +270,7 @@ __attribute__((constructor)) static void gate_init(void)
 		errno = saved;
 	}
 	if (ibnet_flag_on(getenv(IBNET_RSOCKET_DEBUG_VAR)))
-		fprintf(stderr, "spank-ibnet rsgate: %s: %s%s\n", program_invocation_short_name,
+		ibnet_say_line("spank-ibnet rsgate: %s: %s%s", program_invocation_short_name,
 			chosen ? "sockets through librspreload" : "kernel sockets",
 			select_via_poll ? ", select() through its poll()" : "");
 }

@@ -161,6 +161,12 @@ programs: $(B)/tests/floor_rule
 $(B)/tests/floor_rule: tests/programs/floor_rule.c $(CONTRACT)/ibnet_tcp_floor_rule.h
 	mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) -O2 -I$(CONTRACT) -o $@ tests/programs/floor_rule.c
+# One line, one write (tests/unit/stderr-lines.bats): no MPI.
+programs: $(B)/tests/say_line
+$(B)/tests/say_line: tests/programs/say_line.c $(CONTRACT)/ibnet_say_line.c $(CONTRACT)/ibnet_say_line.h
+	mkdir -p $(B)/tests
+	$(CC) -std=gnu11 $(WARN) $(DEFS) -O2 -I$(CONTRACT) -o $@ tests/programs/say_line.c \
+	    $(CONTRACT)/ibnet_say_line.c
 # The floor spread per socket, against the kernel's rounding (tests/unit/tcp-floor.bats).
 programs: $(B)/tests/floor_spread
 $(B)/tests/floor_spread: tests/programs/floor_spread.c $(CONTRACT)/ibnet_tcp_floor_rule.h

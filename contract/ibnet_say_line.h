@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ibnet_say_line.h - one line to stderr in one write(2), for what the job's
+ * preloaded libraries say from inside a user's processes.
+ *
+ * Why not fprintf(stderr, ...): stderr is unbuffered, and from glibc 2.37
+ * an unbuffered stream's printf writes its output 128 bytes at a time
+ * (Debian 13's 2.41 does; 12's 2.36 wrote the line whole). Several ranks on
+ * a node share the step's stderr, so their long lines were cut and
+ * interleaved mid-line: in CI a rank's report line was found spliced into
+ * another's, and a test reading rank 0's line did not find it. A pipe
+ * takes a write of up to PIPE_BUF (4096) bytes whole; a line is cut to
+ * IBNET_SAY_LINE_MAX and always ends in its newline.
+ *
+ * Hidden: each preloaded library (the gate, the job preload, the paced
+ * builds) has its own copy, and none lends it to the program or the others.
+ */
+#ifndef IBNET_SAY_LINE_H
+#define IBNET_SAY_LINE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/* The longest line written whole, its newline included (< PIPE_BUF). */
+#define IBNET_SAY_LINE_MAX 2048
+
+/*
+ * Format the line (no newline in fmt: one is added) into out[len] as
+ * ibnet_say_line writes it: cut to len - 1 bytes with "..." where longer,
+ * always ending in "\n". Returns its length. For tests.
+ */
+__attribute__((visibility("hidden"), format(printf, 3, 0)))
+size_t ibnet_say_line_format(char *out, size_t len, const char *fmt, va_list ap);
+
+/* The line to stderr in one write(2) (retried on EINTR and a short write);
+ * errno as it was. */
+__attribute__((visibility("hidden"), format(printf, 1, 2)))
+void ibnet_say_line(const char *fmt, ...);
+
+#endif
