@@ -21,14 +21,16 @@ SMPI_CFLAGS = -O2 -g -Wall -Wextra -Werror -MMD -MP -Dsmpi_getpid=getpid -Iallto
 # model_waitsome.c in place of SMPI's PMPI_Waitsome for the library's calls
 # (a simulated call per finished request, not per outstanding one).
 WRAP = -Wl,--wrap=PMPI_Waitsome
+# What the paced library takes from contract/ (the Makefile's A2A_PACED lists them beside its own).
+CONTRACT = ibnet_a2a_settings ibnet_say_line
 NS3_LIBS = -lns3-core -lns3-network -lns3-internet -lns3-point-to-point -lns3-traffic-control
 
-$(B)/a2a_bench_model: $(PACED:%=$(B)/%.o) $(B)/ibnet_a2a_settings.o $(B)/model_host.o \
+$(B)/a2a_bench_model: $(PACED:%=$(B)/%.o) $(CONTRACT:%=$(B)/%.o) $(B)/model_host.o \
 		      $(B)/model_waitsome.o $(B)/a2a_bench.o $(B)/libmodel-ports.so
 	smpicc -o $@ $(filter %.o,$^) $(WRAP) -L$(B) -lmodel-ports -Wl,-rpath,$(abspath $(B))
 # The byte-for-byte check, the same program the unit tests run on Open MPI
 # and MPICH: the library's exchange under SMPI gives PMPI_Alltoall's bytes.
-$(B)/a2a_check_model: $(PACED:%=$(B)/%.o) $(B)/ibnet_a2a_settings.o $(B)/model_host.o \
+$(B)/a2a_check_model: $(PACED:%=$(B)/%.o) $(CONTRACT:%=$(B)/%.o) $(B)/model_host.o \
 		      $(B)/model_waitsome.o $(B)/a2a_check.o $(B)/libmodel-ports.so
 	smpicc -o $@ $(filter %.o,$^) $(WRAP) -L$(B) -lmodel-ports -Wl,-rpath,$(abspath $(B))
 # The ping-pong of devel/smpi-model/cpu-cost, under the model: the network's
@@ -39,7 +41,7 @@ $(B)/a2a_check.o: tests/programs/a2a_check.c | $(B)
 	smpicc -O2 -Wall -Wextra -Werror -DA2A_CHECK_REFERENCE_FROM_COPY -c -o $@ $<
 $(B)/%.o: alltoall/%.c | $(B)
 	smpicc $(SMPI_CFLAGS) -c -o $@ $<
-$(B)/ibnet_a2a_settings.o: contract/ibnet_a2a_settings.c | $(B)
+$(B)/%.o: contract/%.c | $(B)
 	smpicc $(SMPI_CFLAGS) -c -o $@ $<
 $(B)/model_host.o: $(M)/model_host.c | $(B)
 	smpicc $(SMPI_CFLAGS) -c -o $@ $<
