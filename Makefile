@@ -119,11 +119,8 @@ $(TOOL): $(B)/obj/ibnet_hosts.o $(CORE:%=$(B)/obj/%.o) $(TOOL_ONLY:%=$(B)/obj/%.
 $(PRELOAD): $(addprefix $(B)/a2a/,ibnet_a2a_dispatch.o ibnet_a2a_mpi.o ibnet_a2a_agree.o \
 	    ibnet_tcp_floor.o ibnet_a2a_settings.o ibnet_floor_settings.o ibnet_say_line.o)
 	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ -ldl -lpthread
-# The paced scheme's parts (alltoall/ibnet_a2a_state.h lists them floor by floor),
-# compiled once per MPI ABI.
-A2A_PACED = ibnet_a2a_paced ibnet_a2a_route ibnet_a2a_layout ibnet_a2a_pack ibnet_a2a_exchange ibnet_a2a_nodes ibnet_a2a_room \
-	ibnet_a2a_netstat ibnet_a2a_state ibnet_a2a_window ibnet_a2a_choice \
-	ibnet_a2a_report ibnet_a2a_fortran ibnet_a2a_types ibnet_a2a_settings ibnet_say_line
+# The paced scheme's parts (A2A_PACED), compiled once per MPI ABI.
+include mk/paced-parts.mk
 $(B)/libibnet-a2a-ompi.so: $(addprefix $(B)/a2a-ompi/,$(A2A_PACED:=.o))
 $(B)/libibnet-a2a-mpich.so: $(addprefix $(B)/a2a-mpich/,$(A2A_PACED:=.o))
 $(B)/libibnet-a2a-%.so:

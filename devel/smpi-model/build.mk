@@ -9,8 +9,11 @@
 # Needs Debian 12's libsimgrid-dev (SimGrid 3.32) and libns3-dev (ns-3.37).
 B ?= build/smpi-model
 M = devel/smpi-model
-PACED = ibnet_a2a_paced ibnet_a2a_route ibnet_a2a_layout ibnet_a2a_pack ibnet_a2a_exchange \
-	ibnet_a2a_nodes ibnet_a2a_room ibnet_a2a_state ibnet_a2a_window ibnet_a2a_choice ibnet_a2a_report ibnet_a2a_types
+# The paced library's parts (mk/paced-parts.mk), less what the model stands
+# in for: the node's loss feed (model_host.c gives the ns-3 ports' figures)
+# and the Fortran bindings (no Fortran program runs under the model).
+include mk/paced-parts.mk
+PACED = $(filter-out ibnet_a2a_netstat ibnet_a2a_fortran,$(A2A_PACED))
 # smpi_helpers.h makes getpid() the simulated rank's; the library's fork
 # check runs at the process's exit too, outside any rank, where SimGrid's
 # would crash: the real one (all ranks share it, so no rank looks forked).
@@ -21,16 +24,14 @@ SMPI_CFLAGS = -O2 -g -Wall -Wextra -Werror -MMD -MP -Dsmpi_getpid=getpid -Iallto
 # model_waitsome.c in place of SMPI's PMPI_Waitsome for the library's calls
 # (a simulated call per finished request, not per outstanding one).
 WRAP = -Wl,--wrap=PMPI_Waitsome
-# What the paced library takes from contract/ (the Makefile's A2A_PACED lists them beside its own).
-CONTRACT = ibnet_a2a_settings ibnet_say_line
 NS3_LIBS = -lns3-core -lns3-network -lns3-internet -lns3-point-to-point -lns3-traffic-control
 
-$(B)/a2a_bench_model: $(PACED:%=$(B)/%.o) $(CONTRACT:%=$(B)/%.o) $(B)/model_host.o \
+$(B)/a2a_bench_model: $(PACED:%=$(B)/%.o) $(B)/model_host.o \
 		      $(B)/model_waitsome.o $(B)/a2a_bench.o $(B)/libmodel-ports.so
 	smpicc -o $@ $(filter %.o,$^) $(WRAP) -L$(B) -lmodel-ports -Wl,-rpath,$(abspath $(B))
 # The byte-for-byte check, the same program the unit tests run on Open MPI
 # and MPICH: the library's exchange under SMPI gives PMPI_Alltoall's bytes.
-$(B)/a2a_check_model: $(PACED:%=$(B)/%.o) $(CONTRACT:%=$(B)/%.o) $(B)/model_host.o \
+$(B)/a2a_check_model: $(PACED:%=$(B)/%.o) $(B)/model_host.o \
 		      $(B)/model_waitsome.o $(B)/a2a_check.o $(B)/libmodel-ports.so
 	smpicc -o $@ $(filter %.o,$^) $(WRAP) -L$(B) -lmodel-ports -Wl,-rpath,$(abspath $(B))
 # The ping-pong of devel/smpi-model/cpu-cost, under the model: the network's
