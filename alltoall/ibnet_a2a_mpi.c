@@ -109,9 +109,9 @@ void *ibnet_a2a_mpi_own(const char *name)
 
 	if (!p) {
 		ibnet_say_line("spank-ibnet alltoall: the MPI library's own %s cannot be found in "
-			"this process, so the all-to-all cannot run; run this program without "
-			"the spank-ibnet preload (libibnet-alltoall.so in LD_PRELOAD: "
-			"srun --no-ordered-alltoall --tcp-rto-min=off)", name);
+			       "this process, so the all-to-all cannot run; run this program without "
+			       "the spank-ibnet preload (libibnet-alltoall.so in LD_PRELOAD: "
+			       "srun --no-ordered-alltoall --tcp-rto-min=off)", name);
 		abort();
 	}
 	return p;

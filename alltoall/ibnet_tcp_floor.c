@@ -55,8 +55,8 @@
 
 #include "ibnet_a2a_settings.h"	/* the tally's format */
 #include "ibnet_floor_settings.h"
-#include "ibnet_say_line.h"
 #include "ibnet_job_vars.h"
+#include "ibnet_say_line.h"
 #include "ibnet_tcp_floor_rule.h"
 
 #ifndef TCP_RTO_MIN_US
@@ -172,11 +172,11 @@ static void at_exit(void)
 		else
 			snprintf(spread, sizeof(spread), "the floor not spread: %s", unspread_why);
 		ibnet_say_line("spank-ibnet tcp: pid %d: %lu TCP socket%s given a %d us "
-			"retransmission floor%s; %lu retransmission timeout%s, %lu segment%s "
-			"retransmitted; %s", (int)getpid(), floored, floored == 1 ? "" : "s",
-			floor_us, refused ? " (refused on some: rsockets, or the kernel)" : "",
-			timeouts, timeouts == 1 ? "" : "s", retransmitted,
-			retransmitted == 1 ? "" : "s", spread);
+			       "retransmission floor%s; %lu retransmission timeout%s, %lu segment%s "
+			       "retransmitted; %s", (int)getpid(), floored, floored == 1 ? "" : "s",
+			       floor_us, refused ? " (refused on some: rsockets, or the kernel)" : "",
+			       timeouts, timeouts == 1 ? "" : "s", retransmitted,
+			       retransmitted == 1 ? "" : "s", spread);
 	}
 }
 
