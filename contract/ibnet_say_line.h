@@ -21,7 +21,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-/* The longest line written whole, its newline included (< PIPE_BUF). */
+/* The line's buffer: a line is at most IBNET_SAY_LINE_MAX - 1 bytes, its newline
+ * included, so a write is under PIPE_BUF. */
 #define IBNET_SAY_LINE_MAX 2048
 
 /*
