@@ -33,8 +33,8 @@
 __attribute__((visibility("hidden"), format(printf, 3, 0)))
 size_t ibnet_say_line_format(char *out, size_t len, const char *fmt, va_list ap);
 
-/* The line to stderr in one write(2) (retried on EINTR and a short write);
- * errno as it was. */
+/* The line to stderr in one write(2), the system call (retried on EINTR and
+ * a short write); errno as it was. */
 __attribute__((visibility("hidden"), format(printf, 1, 2)))
 void ibnet_say_line(const char *fmt, ...);
 
