@@ -3,12 +3,16 @@
 #include "ibnet_say_line.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-size_t ibnet_say_line_format(char *out, size_t len, const char *fmt, va_list ap)
+/* The line into out[len] as it is written: cut to len - 1 bytes with "..."
+ * where longer, always ending in "\n". Returns its length. */
+__attribute__((format(printf, 3, 0)))
+static size_t format_line(char *out, size_t len, const char *fmt, va_list ap)
 {
 	static const char cut[] = "...\n";
 	int n;
@@ -38,7 +42,7 @@ void ibnet_say_line(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	len = ibnet_say_line_format(line, sizeof(line), fmt, ap);
+	len = format_line(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	while (done < len) {
 		/* The system call itself, as glibc's fprintf wrote: not a write()

@@ -18,23 +18,13 @@
 #ifndef IBNET_SAY_LINE_H
 #define IBNET_SAY_LINE_H
 
-#include <stdarg.h>
-#include <stddef.h>
-
 /* The line's buffer: a line is at most IBNET_SAY_LINE_MAX - 1 bytes, its newline
  * included, so a write is under PIPE_BUF. */
 #define IBNET_SAY_LINE_MAX 2048
 
-/*
- * Format the line (no newline in fmt: one is added) into out[len] as
- * ibnet_say_line writes it: cut to len - 1 bytes with "..." where longer,
- * always ending in "\n". Returns its length. For tests.
- */
-__attribute__((visibility("hidden"), format(printf, 3, 0)))
-size_t ibnet_say_line_format(char *out, size_t len, const char *fmt, va_list ap);
-
-/* The line to stderr in one write(2), the system call (retried on EINTR and
- * a short write); errno as it was. */
+/* The line (no newline in fmt: one is added) to stderr in one write(2),
+ * the system call (retried on EINTR and a short write), cut to
+ * IBNET_SAY_LINE_MAX - 1 bytes ending "...\n" where longer; errno as it was. */
 __attribute__((visibility("hidden"), format(printf, 1, 2)))
 void ibnet_say_line(const char *fmt, ...);
 
