@@ -98,9 +98,38 @@ teardown_file() {
 @test "up refuses when another cluster owns the names, and leaves it running" {
 	IBNET_CLUSTER_DIR=$BATS_TEST_TMPDIR/other run "$CLUSTER" up -n 2
 	assert_failure
-	assert_output --partial "another ibnet cluster is running"
+	assert_output --partial "another ibnet cluster is running, from $IBNET_CLUSTER_DIR; take it down with: IBNET_CLUSTER_DIR=$IBNET_CLUSTER_DIR devel/ibnet-cluster down"
+	IBNET_CLUSTER_DIR=$BATS_TEST_TMPDIR/other run "$CLUSTER" free
+	assert_failure
+	assert_output --partial "another ibnet cluster is running, from $IBNET_CLUSTER_DIR"
 	run timeout 30 srun -N1 true
 	assert_success
+}
+
+# A run killed before its 'down' (a CI cut at its time limit, a session's
+# end) leaves the bridge and namespaces with nothing in them; the next run
+# is told whose they are and how to remove them, not only that they exist.
+@test "names a killed run left behind are said to be left, with the directory whose 'down' removes them" {
+	local f pids="" pid i
+	for f in "$IBNET_CLUSTER_DIR"/run/*.pid; do
+		pids+=" $(cat "$f")"
+	done
+	kill -9 $pids 2>/dev/null || true
+	for pid in $pids; do
+		for i in $(seq 1 100); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+	done
+	IBNET_CLUSTER_DIR=$BATS_TEST_TMPDIR/other run "$CLUSTER" free
+	assert_failure
+	assert_output --partial "bridge and namespaces are left, from $IBNET_CLUSTER_DIR, with no process of it alive"
+	assert_output --partial "IBNET_CLUSTER_DIR=$IBNET_CLUSTER_DIR devel/ibnet-cluster down"
+	run "$CLUSTER" up -n 2
+	assert_success
+	run "$CLUSTER" free
+	assert_failure
+	assert_output --partial "is running, from $IBNET_CLUSTER_DIR"
 }
 
 @test "down removes its processes, namespaces and links, and nothing else" {
@@ -122,4 +151,7 @@ teardown_file() {
 	run "$CLUSTER" status
 	assert_failure
 	assert_output 'not running'
+	run "$CLUSTER" free
+	assert_success
+	assert_output 'ibnet-cluster: no ibnet cluster on this machine'
 }
