@@ -15,6 +15,20 @@
 
 struct node_stage;	/* ibnet_a2a_nodes.c's */
 
+/*
+ * One rank's tally of a watch: the calls "within the window" between two
+ * looks (window_watch), or the calls of a chosen MPI's own between two
+ * watches (choice_done). Kept by this process's own clock and the node's
+ * loss feed (ibnet_a2a_route.c's tally_*), agreed by the ranks at the
+ * watch's end.
+ */
+struct watch_tally {
+	double seconds;		/* this rank's time in the watch's calls so far */
+	unsigned long retrans;	/* the node's retransmissions when the watch began */
+	unsigned long bytes;	/* the calls' bytes converging on the busiest port */
+	double agree;		/* this rank's last watch's allreduce, s */
+};
+
 /* What we keep per communicator (an attribute, freed with it). */
 struct comm_info {
 	MPI_Comm priv;		/* our traffic's own context */
@@ -53,24 +67,16 @@ struct comm_info {
 	int learn_age;			/* paced calls since this size began a learning */
 	int relearned;			/* how often a new size began a learning */
 	int watched;			/* calls "within the window" since the last look */
-	unsigned long watch_retrans;	/* the node's retransmissions at the first of them */
-	unsigned long watch_bytes;	/* the bytes they made converge on the busiest port */
-	double watch_seconds;		/* this rank's time in them */
+	struct watch_tally window_tally;	/* their tally (window_watch) */
 	int watch_every;		/* calls between looks now (0: CHOICE_WATCH_CALLS) */
-	double watch_agree;		/* this rank's last look's allreduce, s */
 	unsigned long watch_looks;	/* looks so far */
 	/*
 	 * The route by measurement (ibnet_a2a_choice.h), per size class: the
 	 * same on every rank, moved only by agreed figures.
 	 */
 	struct choice_class choice[CHOICE_CLASSES];
-	/* This process's own clock and loss feed for the watches, per class. */
-	struct {
-		double seconds;		/* its time in the watch's calls so far */
-		unsigned long retrans;	/* the node's retransmissions when the watch began */
-		unsigned long bytes;	/* the watch's calls' bytes converging on the busiest port */
-		double agree;		/* its last watch's allreduce, s (choice_figures.agree) */
-	} choice_watch[CHOICE_CLASSES];
+	/* This process's tally of the watch of a chosen MPI's own, per class. */
+	struct watch_tally choice_watch[CHOICE_CLASSES];
 	/* The call in progress (one at a time on a communicator). */
 	bool call_planned;		/* the call's route came from its class's plan */
 	int call_class;

@@ -580,6 +580,41 @@ int window_agree(struct comm_info *ci)
 	return agree_now(ci, NULL, NULL);
 }
 
+/* The node's retransmissions since a reading (0 where unreadable). */
+static unsigned long since(unsigned long then)
+{
+	unsigned long now = node_retransmits();
+
+	return now > then ? now - then : 0;
+}
+
+/* A watch begins: no time, no bytes, the node's retransmissions from now. */
+static void tally_start(struct watch_tally *t)
+{
+	t->seconds = 0;
+	t->bytes = 0;
+	t->retrans = node_retransmits();
+}
+
+/* A call of the watch ended: its time and its bytes converging. */
+static void tally_add(struct watch_tally *t, double took, unsigned long bytes)
+{
+	t->seconds += took;
+	t->bytes += bytes;
+}
+
+/*
+ * The watch's end, this rank's figures: its time a call over CALLS calls,
+ * and (into S) the node's retransmissions since the watch began against
+ * the bytes the calls made converge, for window_sample_lossy.
+ */
+static double tally_end(const struct watch_tally *t, int calls, struct window_sample *s)
+{
+	s->lost = since(t->retrans);
+	s->received = t->bytes;
+	return calls > 0 ? t->seconds / calls : 0;
+}
+
 /*
  * After a call that went to the MPI's own "within the window" (every rank
  * alike): every so many such calls of the communicator (a look), whether
@@ -603,23 +638,15 @@ int window_watch(struct comm_info *ci)
 	double took = PMPI_Wtime() - ci->call_started;	/* before the /proc read */
 	struct window_sample s = { 0 };
 	double call, agree, looking;
-	unsigned long now;
 	int rc;
 
-	if (!ci->watched++) {
-		ci->watch_retrans = node_retransmits();
-		ci->watch_bytes = 0;
-		ci->watch_seconds = 0;
-	}
-	ci->watch_bytes += ci->call_fanin;
-	ci->watch_seconds += took;
+	if (!ci->watched++)
+		tally_start(&ci->window_tally);
+	tally_add(&ci->window_tally, took, ci->call_fanin);
 	if (ci->watched < (ci->watch_every ? ci->watch_every : CHOICE_WATCH_CALLS))
 		return MPI_SUCCESS;
-	now = node_retransmits();
-	s.lost = now > ci->watch_retrans ? now - ci->watch_retrans : 0;
-	s.received = ci->watch_bytes;
-	call = ci->watch_seconds / ci->watched;
-	agree = ci->watch_agree;	/* the last look's, agreed now */
+	call = tally_end(&ci->window_tally, ci->watched, &s);
+	agree = ci->window_tally.agree;	/* the last look's, agreed now */
 	ci->watched = 0;
 	ci->watch_looks++;
 	if (window_sample_lossy(&s))
@@ -627,7 +654,7 @@ int window_watch(struct comm_info *ci)
 	looking = PMPI_Wtime();
 	if ((rc = agree_now(ci, &call, &agree)) != MPI_SUCCESS)
 		return rc;
-	ci->watch_agree = PMPI_Wtime() - looking;
+	ci->window_tally.agree = PMPI_Wtime() - looking;
 	ci->watch_every = choice_watch_spacing(agree, call);
 	report_window_watch(ci->watch_looks, ci->watch_every, agree, call);
 	return MPI_SUCCESS;
@@ -642,21 +669,11 @@ static double link_bound(const struct comm_info *ci)
 	return link_rate > 0 ? (double)ci->call_fanin / link_rate : 0;
 }
 
-/* The node's retransmissions since a reading (0 where unreadable). */
-static unsigned long since(unsigned long then)
-{
-	unsigned long now = node_retransmits();
-
-	return now > then ? now - then : 0;
-}
-
 /* A class's route was chosen: said for the report; the watch starts afresh. */
 static void chosen(struct comm_info *ci, int cls)
 {
 	report_choice(&ci->choice[cls], cls);
-	ci->choice_watch[cls].seconds = 0;
-	ci->choice_watch[cls].bytes = 0;
-	ci->choice_watch[cls].retrans = node_retransmits();
+	tally_start(&ci->choice_watch[cls]);
 }
 
 /*
@@ -685,14 +702,12 @@ int choice_done(struct comm_info *ci)
 		return MPI_SUCCESS;
 	took = PMPI_Wtime() - ci->call_started;
 	if (p.watch) {
-		ci->choice_watch[cls].seconds += took;
-		ci->choice_watch[cls].bytes += ci->call_fanin;
+		tally_add(&ci->choice_watch[cls], took, ci->call_fanin);
 		if (!p.watch_end)
 			return MPI_SUCCESS;
-		v[0] = ci->choice_watch[cls].seconds / choice_watch_calls(c);
-		v[1] = (double)since(ci->choice_watch[cls].retrans);
+		v[0] = tally_end(&ci->choice_watch[cls], choice_watch_calls(c), &s);
+		v[1] = (double)s.lost;
 		v[3] = ci->choice_watch[cls].agree;
-		s.received = ci->choice_watch[cls].bytes;
 	} else {
 		v[0] = took;
 		v[1] = (double)since(ci->call_retrans);
