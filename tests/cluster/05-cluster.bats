@@ -125,11 +125,16 @@ teardown_file() {
 	assert_failure
 	assert_output --partial "bridge and namespaces are left, from $IBNET_CLUSTER_DIR, with no process of it alive"
 	assert_output --partial "IBNET_CLUSTER_DIR=$IBNET_CLUSTER_DIR devel/ibnet-cluster down"
+	# Asked from the directory that left them: its own, and its own down.
+	run "$CLUSTER" free
+	assert_failure
+	assert_output --partial "this directory's ibnet cluster left its bridge and namespaces ($IBNET_CLUSTER_DIR), with no process of it alive"
+	assert_output --partial "take them down with: devel/ibnet-cluster down"
 	run "$CLUSTER" up -n 2
 	assert_success
 	run "$CLUSTER" free
 	assert_failure
-	assert_output --partial "is running, from $IBNET_CLUSTER_DIR"
+	assert_output --partial "this directory's ibnet cluster is running ($IBNET_CLUSTER_DIR); take it down with: devel/ibnet-cluster down"
 }
 
 @test "down removes its processes, namespaces and links, and nothing else" {
