@@ -312,6 +312,8 @@ def main():
           "`--ordered-alltoall` gives: the route by measurement, whose chosen route and whose "
           "learning calls' cost beyond as many steady calls are shown. Paced and auto are given "
           "the link's rate as the plugin gives it.", "", *table, ""]
+    if png:
+        md += ["![model: time over the link bound, 16 x 1, 10 Gbit/s](bench/at-scale-projections.png)", ""]
     if lossy:
         md += ["### The route by measurement on the calibrated lossy ports (simulated)", "",
                "Issue 48's cells that the test cluster's 2 cores cannot show (there its paced "
@@ -324,8 +326,6 @@ def main():
                "| nodes x ranks | Gbit/s | port buffer | size a pair | link bound ms | own | paced "
                "| auto | auto's route | auto / faster | drops: own / auto | auto's share |",
                "|---|---|---|---|---|---|---|---|---|---|---|---|", *lossy, ""]
-    if png:
-        md += ["![model: time over the link bound, 16 x 1, 10 Gbit/s](bench/at-scale-projections.png)", ""]
     with open(os.path.join(sys.argv[2], "at-scale-projections.md"), "w") as f:
         f.write("\n".join(md))
     if bad:
