@@ -26,13 +26,16 @@ SMPI_CFLAGS = -O2 -g -Wall -Wextra -Werror -MMD -MP -Dsmpi_getpid=getpid -Iallto
 WRAP = -Wl,--wrap=PMPI_Waitsome
 NS3_LIBS = -lns3-core -lns3-network -lns3-internet -lns3-point-to-point -lns3-traffic-control
 
+# libmodel-waitall.so: not linked; run preloads it (model_waitall.cc).
 $(B)/a2a_bench_model: $(PACED:%=$(B)/%.o) $(B)/model_host.o \
-		      $(B)/model_waitsome.o $(B)/a2a_bench.o $(B)/libmodel-ports.so
+		      $(B)/model_waitsome.o $(B)/a2a_bench.o $(B)/libmodel-ports.so \
+		      $(B)/libmodel-waitall.so
 	smpicc -o $@ $(filter %.o,$^) $(WRAP) -L$(B) -lmodel-ports -Wl,-rpath,$(abspath $(B))
 # The byte-for-byte check, the same program the unit tests run on Open MPI
 # and MPICH: the library's exchange under SMPI gives PMPI_Alltoall's bytes.
 $(B)/a2a_check_model: $(PACED:%=$(B)/%.o) $(B)/model_host.o \
-		      $(B)/model_waitsome.o $(B)/a2a_check.o $(B)/libmodel-ports.so
+		      $(B)/model_waitsome.o $(B)/a2a_check.o $(B)/libmodel-ports.so \
+		      $(B)/libmodel-waitall.so
 	smpicc -o $@ $(filter %.o,$^) $(WRAP) -L$(B) -lmodel-ports -Wl,-rpath,$(abspath $(B))
 # The ping-pong of devel/smpi-model/cpu-cost, under the model: the network's
 # own half round trip, which the measured one is set against.
@@ -55,6 +58,10 @@ $(B)/a2a_bench.o: tests/programs/a2a_bench.c | $(B)
 $(B)/libmodel-ports.so: $(M)/ns3_ports.cc $(M)/kept_connections.cc $(M)/tail_probe.cc \
 		       $(M)/model_trace.h contract/ibnet_tcp_floor_rule.h | $(B)
 	g++ -O2 -g -Wall -Wextra -Werror -Icontract -fPIC -shared -o $@ $(filter %.cc,$^) $(NS3_LIBS)
+# SimGrid's Request::waitall, waiting in order (preloaded by run into
+# every run: its cost at 512 ranks, model_waitall.cc).
+$(B)/libmodel-waitall.so: $(M)/model_waitall.cc | $(B)
+	g++ -O2 -g -Wall -Wextra -Werror -fPIC -shared -o $@ $< -lsimgrid -ldl
 $(B):
 	mkdir -p $@
 -include $(wildcard $(B)/*.d)

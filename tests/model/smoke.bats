@@ -91,6 +91,33 @@ PY
 	assert_line --regexp '^CHECK cases=6 ranks=4 failures=0'
 }
 
+@test "model: SimGrid's waitall waiting in order (model_waitall.cc) gives every rank's call the same times as SimGrid's own, on packets and on flows" {
+	# 64 x 1 (126 requests a rank) on ns-3's packets and 16 x 8 (254) on
+	# the flow model: both past the 64 requests from which the preload
+	# waits in order. The traces hold each rank's start and end of each
+	# call, to the nanosecond; the order their lines are written in is not
+	# the simulation's, so they are compared sorted.
+	local d=$BATS_TEST_TMPDIR w
+	for w in smpi inorder; do
+		MODEL_WAITALL=$w MODEL_REPS=2 MODEL_TRACE=$d/packets-$w \
+			"$REPO/devel/smpi-model/run" 64 1 10000Mbps 2000000 own 0.000001 4096 >"$d/packets-$w.out"
+		MODEL_WAITALL=$w MODEL_REPS=2 MODEL_TRACE=$d/flows-$w MODEL_NET=flow \
+			"$REPO/devel/smpi-model/run" 16 8 10000Mbps 0 own 0.000001 4096 >"$d/flows-$w.out"
+	done
+	# The preload was at work, and MODEL_WAITALL=smpi set it aside.
+	grep -Eq '^model: a waitall of [0-9]+ requests waits in order' "$d/packets-inorder.out"
+	grep -Eq '^model: a waitall of [0-9]+ requests waits in order' "$d/flows-inorder.out"
+	! grep -q 'waits in order' "$d/packets-smpi.out" "$d/flows-smpi.out"
+	# 3 calls (the untimed one and 2) of every rank: 64 and 128 ranks.
+	[ "$(grep -c '^C ' "$d/packets-smpi")" -eq 192 ]
+	[ "$(grep -c '^C ' "$d/flows-smpi")" -eq 384 ]
+	for n in packets flows; do
+		run cmp <(sort "$d/$n-smpi") <(sort "$d/$n-inorder")
+		echo "$n: $output"
+		assert_success
+	done
+}
+
 @test "project_report.py refuses a calibration more than 25% off, naming the cell" {
 	local dir=$BATS_TEST_TMPDIR
 	{
