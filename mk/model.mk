@@ -4,12 +4,14 @@
 # its README; built by devel/smpi-model/build.mk against Debian 12's SimGrid
 # and ns-3, installed by devel/install-deps --model). Nothing here is built
 # by 'make' or installed.
-#   make model-projections  the grid of about an hour on 2 cores
-#                           (devel/smpi-model/project) into
+#   make model-projections  the grid of cells that take minutes
+#                           (devel/smpi-model/project; 92 minutes of one core,
+#                           about 46 at its two cells at once) into
 #                           docs/bench/at-scale-projections.{csv,md,png}
-#   make model-projections-long  then the cells of hours (project --long:
-#                           the paced library and auto at 256 x 1, 64 x 8),
-#                           their rows added to the same files
+#   make model-projections-long  then the cells of 10 minutes to hours
+#                           (project --long: the paced library and auto at
+#                           256 x 1 and in its tree, at 64 x 8), their rows
+#                           added to the same files
 #   make model-smoke        tests/model: the calibrated cells, the bounds and
 #                           the library's bytes under SMPI (CI runs it)
 .PHONY: model-projections model-projections-long model-smoke

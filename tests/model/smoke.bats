@@ -107,7 +107,8 @@ PY
 	# The preload was at work, and MODEL_WAITALL=smpi set it aside.
 	grep -Eq '^model: a waitall of [0-9]+ requests waits in order' "$d/packets-inorder.out"
 	grep -Eq '^model: a waitall of [0-9]+ requests waits in order' "$d/flows-inorder.out"
-	! grep -q 'waits in order' "$d/packets-smpi.out" "$d/flows-smpi.out"
+	run grep -l 'waits in order' "$d/packets-smpi.out" "$d/flows-smpi.out"
+	assert_failure 1
 	# 3 calls (the untimed one and 2) of every rank: 64 and 128 ranks.
 	[ "$(grep -c '^C ' "$d/packets-smpi")" -eq 192 ]
 	[ "$(grep -c '^C ' "$d/flows-smpi")" -eq 384 ]
