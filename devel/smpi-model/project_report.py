@@ -112,6 +112,8 @@ def network_text(ports):
     """The network a projected row ran on."""
     if ports == "plain":
         return "packets (ns-3), one switch"
+    if ports.startswith("shaped"):
+        return "packets (ns-3), shaped ports"
     if ports == "flow":
         return "flows, one switch"
     leaf, oversub = ports.split(":")[1:3]
@@ -266,10 +268,8 @@ def bars(rows):
         best = min(float(r["mean_s"]) for s_, r in c.items() if s_ in ("own", "paced")) / bound
         n += 1
         both += ok_bound and ok_own
-        network = network_text(auto["ports"]) if not auto["ports"].startswith("shaped") \
-            else "packets (ns-3), shaped ports"
         port = "-" if auto["ports"].startswith("flow") else port_text(auto["port_bytes"])
-        out.append(f"| {network} | {auto['nodes']} x {auto['ranks_per_node']} | "
+        out.append(f"| {network_text(auto['ports'])} | {auto['nodes']} x {auto['ranks_per_node']} | "
                    f"{float(auto['gbps']):g} | {port} | {size_text(auto['size'])} | {auto['route']} | "
                    f"{over_bound:.2f}x | {'yes' if ok_bound else '**no**'} | "
                    f"{best:.2f}x{'' if 'paced' in c else ' (own)'} | {over_own:.2f}x | "
