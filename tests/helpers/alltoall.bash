@@ -8,6 +8,9 @@ A2A=$BUILD/libibnet-alltoall.so
 A2A_TEST=$BUILD/tests/libibnet-alltoall.so
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 RANK_OUTPUT=$BATS_TEST_DIRNAME/../helpers/rank-output
+# Each MPI run is bounded: a hang shows its processes' stacks before they
+# are stopped (helpers/bounded says why), then fails as timeout(1) would.
+BOUNDED=$BATS_TEST_DIRNAME/../helpers/bounded
 
 # ranks LAUNCHER-COMMAND... -- PROGRAM ARGS...: the launcher's command with
 # each rank's output in a file of its own (helpers/rank-output says why),
@@ -40,7 +43,7 @@ ranks() {
 ompi() {
 	local np=$1 rpn=$2
 	shift 2
-	ranks timeout "${TIMEOUT:-120}" mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np "$np" \
+	ranks "$BOUNDED" "${TIMEOUT:-120}" mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np "$np" \
 		-x LD_PRELOAD="${PRELOAD:-$A2A_TEST}" -x SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE="$rpn" \
 		-x SLURM_IBNET_ALLTOALL_THRESHOLD="${THRESHOLD:-0}" -x SLURM_IBNET_ALLTOALL_REPORT=1 \
 		${AGGREGATE:+-x SLURM_IBNET_ALLTOALL_AGGREGATE="$AGGREGATE"} ${EXTRA:+-x "$EXTRA"} -- "$@"
@@ -59,7 +62,7 @@ ompi_threads_hang() {
 mpich() {
 	local np=$1 rpn=$2
 	shift 2
-	ranks timeout "${TIMEOUT:-120}" mpiexec.mpich -n "$np" -env LD_PRELOAD "${PRELOAD:-$A2A_TEST}" \
+	ranks "$BOUNDED" "${TIMEOUT:-120}" mpiexec.mpich -n "$np" -env LD_PRELOAD "${PRELOAD:-$A2A_TEST}" \
 		-env SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE "$rpn" \
 		-env SLURM_IBNET_ALLTOALL_THRESHOLD "${THRESHOLD:-0}" -env SLURM_IBNET_ALLTOALL_REPORT 1 \
 		${AGGREGATE:+-env SLURM_IBNET_ALLTOALL_AGGREGATE "$AGGREGATE"} \

@@ -42,12 +42,12 @@ fi
 exec env $common $env2 "$prog" $args2
 SCRIPT
 		chmod +x "$BATS_TEST_TMPDIR/mpmd.sh"
-		timeout "${TIMEOUT:-60}" mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp \
+		"$BOUNDED" "${TIMEOUT:-60}" mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp \
 			-np 4 "$BATS_TEST_TMPDIR/mpmd.sh"
 	else
 		prog=$BUILD/tests/a2a_mpmd.mpich
 		# shellcheck disable=SC2086
-		timeout "${TIMEOUT:-60}" mpiexec.mpich -genv SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE "$rpn" \
+		"$BOUNDED" "${TIMEOUT:-60}" mpiexec.mpich -genv SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE "$rpn" \
 			-genv SLURM_IBNET_ALLTOALL_THRESHOLD 0 -genv SLURM_IBNET_ALLTOALL_REPORT 1 \
 			-n 2 env $env1 "$prog" $args1 : -n 2 env $env2 "$prog" $args2
 	fi
@@ -109,9 +109,9 @@ types_right() {
 		prog=$BUILD/tests/a2a_types_f.${mpi/ompi/openmpi}
 		# Without the preload: what the program expects is what the MPI does.
 		if [ "$mpi" = ompi ]; then
-			run timeout 60 mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np 4 "$prog"
+			run "$BOUNDED" 60 mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np 4 "$prog"
 		else
-			run timeout 60 mpiexec.mpich -n 4 "$prog"
+			run "$BOUNDED" 60 mpiexec.mpich -n 4 "$prog"
 		fi
 		assert_success
 		assert_line 'TYPES_F cases=6 ranks=4 failures=0'

@@ -22,7 +22,7 @@ kind_paced() {
 	needs openmpi mpich
 	local run_no TIMEOUT=300
 	for run_no in 1 2 3; do
-		run timeout "$TIMEOUT" mpiexec.mpich -n 4 "$BUILD/tests/mpi_threads_alltoallv.mpich" 100
+		run "$BOUNDED" "$TIMEOUT" mpiexec.mpich -n 4 "$BUILD/tests/mpi_threads_alltoallv.mpich" 100
 		assert_success
 		assert_line 'MPI-THREADS reps=100 failures=0'
 	done
@@ -30,7 +30,7 @@ kind_paced() {
 		skip "$(mpirun.openmpi --version | head -1): its own MPI_Alltoallv hangs with two threads on two communicators (1 run in 3 to 16 on forky, nothing of ours loaded); MPICH passed"
 	fi
 	for run_no in 1 2 3; do
-		run timeout "$TIMEOUT" mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np 4 \
+		run "$BOUNDED" "$TIMEOUT" mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np 4 \
 			"$BUILD/tests/mpi_threads_alltoallv.openmpi" 100
 		assert_success
 		assert_line 'MPI-THREADS reps=100 failures=0'

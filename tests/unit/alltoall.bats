@@ -573,7 +573,7 @@ nonblocking_counted() {
 	needs openmpi
 	local v
 	for v in off no false FALSE 0 '' on 1 yes; do
-		run timeout 60 mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np 2 \
+		run "$BOUNDED" 60 mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np 2 \
 			-x LD_PRELOAD="$A2A_TEST" -x SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE=1 \
 			-x SLURM_IBNET_ALLTOALL_THRESHOLD=0 -x SLURM_IBNET_ALLTOALL_REPORT="$v" \
 			"$BUILD/tests/a2a_check.openmpi" 5 20
@@ -652,7 +652,7 @@ quiet_ompi() {
 		vars+=(-x "$2")
 		shift 2
 	done
-	ranks timeout 120 mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np "$np" \
+	ranks "$BOUNDED" 120 mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np "$np" \
 		-x LD_PRELOAD="$A2A_TEST" -x SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE=1 \
 		-x SLURM_IBNET_ALLTOALL=paced "${vars[@]}" -- "$@"
 }

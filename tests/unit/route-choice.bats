@@ -93,7 +93,7 @@ setup() {
 
 @test "SLURM_IBNET_ALLTOALL_MEASURE: not a plugstack.conf key; a bad value is said, named, and taken as 1; the plugin leaves it to the job" {
 	needs openmpi
-	run ranks timeout 120 mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np 4 \
+	run ranks "$BOUNDED" 120 mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np 4 \
 		-x LD_PRELOAD="$A2A_TEST" -x SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE=1 -x SLURM_IBNET_ALLTOALL_REPORT=1 \
 		-x SLURM_IBNET_ALLTOALL_THRESHOLD=16k -x SLURM_IBNET_ALLTOALL_WINDOW_MAX=16k \
 		-x SLURM_IBNET_ALLTOALL_MEASURE=yes -- "$BUILD/tests/a2a_bench" --reps 8 0.3 1048576
@@ -135,7 +135,7 @@ setup() {
 	needs openmpi
 	local dir=$BATS_TEST_TMPDIR/tally
 	mkdir "$dir"
-	run ranks timeout 120 mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np 4 \
+	run ranks "$BOUNDED" 120 mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader,tcp -np 4 \
 		-x LD_PRELOAD="$A2A_TEST" -x SLURM_IBNET_ALLTOALL_TEST_RANKS_PER_NODE=1 \
 		-x SLURM_IBNET_ALLTOALL_THRESHOLD=16k -x SLURM_IBNET_ALLTOALL_WINDOW_MAX=16k \
 		-x SLURM_IBNET_ALLTOALL_TALLY="$dir" -- "$BUILD/tests/a2a_bench" --reps 8 0.3 1048576
