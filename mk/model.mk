@@ -5,13 +5,13 @@
 # and ns-3, installed by devel/install-deps --model). Nothing here is built
 # by 'make' or installed.
 #   make model-projections  the grid of cells that take minutes
-#                           (devel/smpi-model/project; 92 minutes of one core,
-#                           about 46 at its two cells at once) into
+#                           (devel/smpi-model/project; 25 minutes whole on 2
+#                           cores, 256 x 1 at 10 Gbit/s among them) into
 #                           docs/bench/at-scale-projections.{csv,md,png}
 #   make model-projections-long  then the cells of 10 minutes to hours
 #                           (project --long: the paced library and auto at
-#                           256 x 1 and in its tree, at 64 x 8), their rows
-#                           added to the same files
+#                           256 x 1 at 25 and 100 Gbit/s and in its tree, at
+#                           64 x 8), their rows added to the same files
 #   make model-smoke        tests/model: the calibrated cells, the bounds and
 #                           the library's bytes under SMPI (CI runs it)
 .PHONY: model-projections model-projections-long model-smoke
