@@ -36,6 +36,15 @@ ranks() {
 	return "$rc"
 }
 
+# launcher_text LAUNCHER: ompi or mpich with what it needs (ranks, the
+# paths it reads), as shell text for a job run by a shell of its own (in a
+# namespace, say), where this file's functions and variables are not: one
+# list, so that a launcher's new need reaches every such job.
+launcher_text() {
+	declare -f ranks "$1"
+	declare -p A2A_TEST RANK_OUTPUT BOUNDED
+}
+
 # ompi NP RANKS_PER_NODE PROGRAM ARGS...: a real Open MPI run with the preload
 # (the test build; PRELOAD= another), killed after TIMEOUT seconds (120);
 # AGGREGATE=N the node-to-node setting (unset: the default, off);

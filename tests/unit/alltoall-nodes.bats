@@ -217,13 +217,13 @@ small_shm() {
 	# 16 MiB, against half of what a 48 MiB /dev/shm has left beside the
 	# MPI's own shared memory (Open MPI 5's takes 16 MiB, MPICH's UCX about
 	# 4 MiB a rank; less than 48 MiB fails the MPI itself).
-	run small_shm 48m bash -c "$(declare -f ranks ompi); $(declare -p A2A_TEST RANK_OUTPUT BOUNDED); AGGREGATE=2; ompi 4 2 '$BUILD/tests/a2a_check.openmpi' 87 6 2097152"
+	run small_shm 48m bash -c "$(launcher_text ompi); AGGREGATE=2; ompi 4 2 '$BUILD/tests/a2a_check.openmpi' 87 6 2097152"
 	assert_success
 	assert_line 'CHECK cases=6 ranks=4 failures=0'
 	assert_output --regexp 'spank-ibnet alltoall: node to node needs a shared segment of [0-9.]+ MiB on this node, but /dev/shm has [0-9.]+ MiB free and node to node takes at most half of it: these calls go pair by pair'
 	refute_output --partial 'Bus error'
 	refute_output --partial 'out of memory'
-	run small_shm 48m bash -c "$(declare -f ranks mpich); $(declare -p A2A_TEST RANK_OUTPUT BOUNDED); AGGREGATE=2; mpich 4 2 '$BUILD/tests/a2a_check.mpich' 87 6 2097152"
+	run small_shm 48m bash -c "$(launcher_text mpich); AGGREGATE=2; mpich 4 2 '$BUILD/tests/a2a_check.mpich' 87 6 2097152"
 	assert_success
 	assert_line 'CHECK cases=6 ranks=4 failures=0'
 	assert_output --partial 'these calls go pair by pair'
@@ -240,7 +240,7 @@ small_shm() {
 		for pid in \$(seq \$((last + 1)) \$((last + 600))); do
 			for n in 0 1 2 3 4 5 6 7; do : > /dev/shm/ibnet-a2a.\$pid.\$n; done
 		done
-		$(declare -f ranks ompi); $(declare -p A2A_TEST RANK_OUTPUT BOUNDED); AGGREGATE=2; ompi 4 2 '$BUILD/tests/a2a_check.openmpi' 83 6 4096"
+		$(launcher_text ompi); AGGREGATE=2; ompi 4 2 '$BUILD/tests/a2a_check.openmpi' 83 6 4096"
 	assert_success
 	assert_line 'CHECK cases=6 ranks=4 failures=0'
 	refute_output --partial 'out of memory'
@@ -254,7 +254,7 @@ small_shm() {
 	# agreement after which a named segment was unlinked: a name made there
 	# (/dev/shm/ibnet-a2a.PID.RANDOM) outlived every process of the job. In
 	# a /dev/shm of its own, looked at after the job.
-	run small_shm 64m bash -c "$(declare -f ranks ompi); $(declare -p A2A_TEST RANK_OUTPUT BOUNDED); AGGREGATE=2
+	run small_shm 64m bash -c "$(launcher_text ompi); AGGREGATE=2
 		EXTRA=SLURM_IBNET_ALLTOALL_TEST_DIE_IN_SEGMENT=0 ompi 4 2 '$BUILD/tests/a2a_check.openmpi' 83 2 4096
 		echo \"job: \$?\"; echo left:; ls -A /dev/shm"
 	assert_success
@@ -327,7 +327,7 @@ in_memory_limit() {
 	# runs under that peak and 40 MiB more: node to node would bring the OOM
 	# killer (a rank killed, 137, as when /dev/shm's free space was the only
 	# budget), and half of 40 MiB holds no segment.
-	job="$(declare -f ranks ompi); $(declare -p A2A_TEST RANK_OUTPUT BOUNDED); ompi 4 2 '$BUILD/tests/a2a_steps.openmpi' 4194304 3"
+	job="$(launcher_text ompi); ompi 4 2 '$BUILD/tests/a2a_steps.openmpi' 4194304 3"
 	run in_memory_limit peak bash -c "AGGREGATE=0; $job"
 	[ "$status" -ne 77 ] || skip "no memory cgroup can be made here"
 	assert_success
